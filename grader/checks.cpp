@@ -1,0 +1,130 @@
+#include "checks.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "process.h"
+
+namespace cudalab {
+
+const Measurement* CheckResult::find(const std::string& key) const {
+  for (const auto& m : measurements)
+    if (m.key == key) return &m;
+  return nullptr;
+}
+
+bool parse_check_record(const std::string& json_text, const std::string& name, CheckResult& out,
+                        std::string* skipped_reason) {
+  const auto doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) return false;
+  if (skipped_reason && doc.contains("skipped") && doc["skipped"].is_string())
+    *skipped_reason = doc["skipped"].get<std::string>();
+  if (!doc.contains("checks") || !doc["checks"].is_array()) return false;
+  for (const auto& c : doc["checks"]) {
+    if (!c.is_object() || c.value("name", "") != name) continue;
+    out.verdict = c.value("verdict", "error");
+    for (const auto& f : c.value("failures", nlohmann::json::array()))
+      if (f.is_string()) out.failures.push_back(f.get<std::string>());
+    for (const auto& n : c.value("notes", nlohmann::json::array()))
+      if (n.is_string()) out.notes.push_back(n.get<std::string>());
+    if (c.contains("not_run") && c["not_run"].is_string() && out.verdict == "not_run")
+      out.notes.push_back(c["not_run"].get<std::string>());
+    for (const auto& m : c.value("measurements", nlohmann::json::array())) {
+      if (!m.is_object() || !m.contains("value") || !m["value"].is_number()) continue;
+      out.measurements.push_back({m.value("key", ""), m["value"].get<double>(), m.value("unit", "")});
+    }
+    return true;
+  }
+  return false;
+}
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The end of a long output, from a line start.
+std::string tail(const std::string& s, std::size_t max = 4000) {
+  if (s.size() <= max) return s;
+  std::size_t from = s.size() - max;
+  const std::size_t nl = s.find('\n', from);
+  if (nl != std::string::npos) from = nl + 1;
+  return "[...]\n" + s.substr(from);
+}
+
+}  // namespace
+
+CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  CheckResult r;
+  r.id = check.id;
+  r.name = check.name;
+  r.kind = check.kind;
+  std::filesystem::create_directories(ctx.work_dir);
+  const auto record = ctx.work_dir / fmt::format("{}-{}-{}.json", lab.id, check.id, getpid());
+  std::filesystem::remove(record);
+
+  ProcessOptions opt;
+  opt.argv = {std::filesystem::absolute(ctx.binary).string(), "--record", record.string(),
+              "--lab-toml", std::filesystem::absolute(ctx.lab_toml).string()};
+  if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
+  opt.argv.push_back(check.name);
+  opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
+  if (ctx.clean_env) {
+    auto env = minimal_environment();
+    for (const auto& kv : ctx.extra_env) {
+      const auto eq = kv.find('=');
+      if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    opt.env = env;
+  }
+  const ProcessResult p = run_process(opt);
+  r.seconds = p.seconds;
+
+  std::string skipped;
+  const bool have = std::filesystem::exists(record) && parse_check_record(read_file(record), check.name, r, &skipped);
+  std::filesystem::remove(record);
+
+  if (!p.started) {
+    r.verdict = "error";
+    r.failures.push_back(fmt::format("could not run {}: {}", ctx.binary.string(), p.error));
+  } else if (p.timed_out) {
+    r.verdict = "timeout";
+    r.failures = {fmt::format(
+        "the check did not finish within {:.0f} s and was stopped: the kernel or the launcher never "
+        "returned. An endless loop? (a loop whose index never advances, or a __syncthreads that "
+        "not every thread of the block reaches)",
+        opt.timeout_s)};
+    r.output = tail(p.output);
+  } else if (p.signal) {
+    r.verdict = "crash";
+    r.failures.insert(r.failures.begin(),
+                      fmt::format("the test process was killed by {} while running this check",
+                                  signal_name(p.signal)));
+    r.output = tail(p.output);
+  } else if (p.exit_code == 77) {
+    r.verdict = "skipped";
+    r.notes.push_back(skipped.empty() ? "no usable GPU" : skipped);
+  } else if (!have) {
+    r.verdict = "error";
+    r.failures.push_back(fmt::format("the test binary ended ({}) without a result for this check", p.describe()));
+    r.output = tail(p.output);
+  } else if (r.verdict == "running") {
+    r.verdict = "crash";
+    r.failures.push_back(fmt::format("the test process ended ({}) in the middle of this check", p.describe()));
+    r.output = tail(p.output);
+  }
+  if (p.output_bytes > opt.output_cap)
+    r.notes.push_back(fmt::format("the check printed {} bytes; only the first and last {} KiB were kept",
+                                  p.output_bytes, opt.output_cap / 2048));
+  return r;
+}
+
+}  // namespace cudalab

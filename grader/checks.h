@@ -1,0 +1,49 @@
+// grader/checks.h: runs one check of a lab test binary in its own process and
+// reads its verdict from the machine-readable record.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cudalab/manifest.h"
+
+namespace cudalab {
+
+struct Measurement {
+  std::string key;
+  double value = 0;
+  std::string unit;
+};
+
+struct CheckResult {
+  std::string id, name, kind;
+  // pass, fail, not_run (e.g. speed in CPU mode), skipped (no GPU),
+  // timeout, crash, error (no verdict: the test binary misbehaved)
+  std::string verdict;
+  std::vector<std::string> failures;  // what went wrong, for the student
+  std::vector<std::string> notes;
+  std::vector<Measurement> measurements;
+  std::string output;  // the process's output, when it tells something
+  double seconds = 0;
+
+  bool passed() const { return verdict == "pass"; }
+  const Measurement* find(const std::string& key) const;
+};
+
+struct RunContext {
+  std::filesystem::path binary;    // the lab's test binary
+  std::filesystem::path lab_toml;  // the manifest it reads thresholds from
+  std::string seed;                // empty: the binary's default
+  std::filesystem::path work_dir;  // for the record files
+  bool clean_env = true;           // minimal environment
+  std::vector<std::string> extra_env;  // KEY=VALUE added to it
+};
+
+CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+
+// Reads a check's result from a record file's JSON text. Host-only (tested).
+bool parse_check_record(const std::string& json_text, const std::string& name, CheckResult& out,
+                        std::string* skipped_reason = nullptr);
+
+}  // namespace cudalab

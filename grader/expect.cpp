@@ -1,0 +1,63 @@
+#include "expect.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "cudalab/manifest.h"
+
+namespace cudalab {
+
+bool contains_phrase(const std::string& haystack, const std::string& phrase) {
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  return lower(haystack).find(lower(phrase)) != std::string::npos;
+}
+
+ExpectFile parse_expect(const std::string& text, const std::string& source) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, source);
+  } catch (const toml::parse_error& e) {
+    throw ManifestError(fmt::format("{}:{}: not valid TOML: {}", source, e.source().begin.line, e.description()));
+  }
+  static const std::set<std::string> verdicts = {"pass", "fail", "timeout", "crash", "not_run", "error"};
+  ExpectFile f;
+  f.description = doc["description"].value_or(std::string{});
+  f.base = doc["base"].value_or(std::string{"solutions"});
+  if (f.base != "solutions" && f.base != "labs")
+    throw ManifestError(fmt::format("{}: base must be \"solutions\" or \"labs\"", source));
+  const toml::table* ex = doc["expect"].as_table();
+  if (!ex || ex->empty()) throw ManifestError(fmt::format("{}: missing the [expect] table", source));
+  for (const auto& [key, node] : *ex) {
+    Expectation e;
+    e.check_id = std::string(key.str());
+    if (auto s = node.value<std::string>()) {
+      e.verdict = *s;
+    } else if (const toml::table* t = node.as_table()) {
+      e.verdict = (*t)["verdict"].value_or(std::string{});
+      e.says = (*t)["says"].value_or(std::string{});
+    }
+    if (!verdicts.count(e.verdict))
+      throw ManifestError(fmt::format("{}:{}: {}: verdict must be one of pass, fail, timeout, crash, not_run, error",
+                                      source, node.source().begin.line, e.check_id));
+    f.expectations.push_back(e);
+  }
+  return f;
+}
+
+ExpectFile load_expect(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ManifestError(fmt::format("{}: cannot open", path.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_expect(ss.str(), path.string());
+}
+
+}  // namespace cudalab

@@ -1,0 +1,36 @@
+// grader/expect.h: expected verdicts for a known student file (the
+// framework's own tests: the solution passes, the skeleton and the typical
+// mistakes fail with the right message).
+//
+//   description = "tiled matmul without boundary checks"
+//   base = "solutions"          # where files the variant lacks come from ("labs": the skeleton)
+//   [expect]
+//   square = "pass"
+//   ragged = { verdict = "fail", says = "boundary" }
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+struct Expectation {
+  std::string check_id;
+  std::string verdict;  // pass, fail, timeout, crash, not_run, error
+  std::string says;     // a phrase the failures or notes must contain (case-insensitive)
+};
+
+struct ExpectFile {
+  std::string description;
+  std::string base = "solutions";
+  std::vector<Expectation> expectations;
+};
+
+ExpectFile parse_expect(const std::string& text, const std::string& source);
+ExpectFile load_expect(const std::filesystem::path& path);
+
+// Case-insensitive substring test.
+bool contains_phrase(const std::string& haystack, const std::string& phrase);
+
+}  // namespace cudalab

@@ -1,0 +1,178 @@
+#include "process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+extern char** environ;
+
+namespace cudalab {
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV (segmentation fault: an invalid host memory access, e.g. a device pointer used on the host)";
+    case SIGABRT: return "SIGABRT (abort: an uncaught exception or a failed assert)";
+    case SIGFPE: return "SIGFPE (arithmetic error, e.g. an integer division by zero on the host)";
+    case SIGBUS: return "SIGBUS (bus error)";
+    case SIGKILL: return "SIGKILL";
+    case SIGILL: return "SIGILL (illegal instruction)";
+    case SIGTERM: return "SIGTERM";
+    default: return fmt::format("signal {} ({})", sig, strsignal(sig));
+  }
+}
+
+std::string ProcessResult::describe() const {
+  if (!started) return "could not start: " + error;
+  if (timed_out) return fmt::format("timed out after {:.0f} s", seconds);
+  if (signal) return "killed by " + signal_name(signal);
+  return fmt::format("exit code {}", exit_code);
+}
+
+std::map<std::string, std::string> minimal_environment() {
+  std::map<std::string, std::string> env;
+  for (const char* key : {"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "CUDA_VISIBLE_DEVICES",
+                          "LD_LIBRARY_PATH", "NVIDIA_VISIBLE_DEVICES", "CUDA_HOME", "CUDA_PATH"})
+    if (const char* v = std::getenv(key)) env[key] = v;
+  return env;
+}
+
+namespace {
+
+// Keeps the first and the last half of the cap.
+class CappedBuffer {
+ public:
+  explicit CappedBuffer(std::size_t cap) : cap_(cap) {}
+  void add(const char* data, std::size_t n) {
+    total_ += n;
+    const std::size_t head_cap = cap_ / 2;
+    if (head_.size() < head_cap) {
+      const std::size_t take = std::min(n, head_cap - head_.size());
+      head_.append(data, take);
+      data += take;
+      n -= take;
+    }
+    if (n == 0) return;
+    tail_.append(data, n);
+    const std::size_t tail_cap = cap_ - head_cap;
+    if (tail_.size() > 2 * tail_cap) tail_.erase(0, tail_.size() - tail_cap);
+  }
+  std::string str() {
+    const std::size_t tail_cap = cap_ - cap_ / 2;
+    if (tail_.size() > tail_cap) {
+      const std::size_t cut = total_ - head_.size() - tail_cap;
+      return head_ + fmt::format("\n[... {} bytes of output cut ...]\n", cut) +
+             tail_.substr(tail_.size() - tail_cap);
+    }
+    return head_ + tail_;
+  }
+  std::size_t total() const { return total_; }
+
+ private:
+  std::size_t cap_, total_ = 0;
+  std::string head_, tail_;
+};
+
+}  // namespace
+
+ProcessResult run_process(const ProcessOptions& options) {
+  ProcessResult result;
+  if (options.argv.empty()) {
+    result.error = "no command";
+    return result;
+  }
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    result.error = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  std::vector<std::string> env_strings;
+  if (options.env)
+    for (const auto& [k, v] : *options.env) env_strings.push_back(k + "=" + v);
+  std::vector<char*> argv, envp;
+  for (const auto& a : options.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    result.error = std::string("fork: ") + std::strerror(errno);
+    close(fds[0]);
+    close(fds[1]);
+    return result;
+  }
+  if (pid == 0) {
+    setpgid(0, 0);
+    dup2(fds[1], STDOUT_FILENO);
+    dup2(fds[1], STDERR_FILENO);
+    const int devnull = open("/dev/null", O_RDONLY);
+    if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
+      dprintf(STDERR_FILENO, "cannot enter %s: %s\n", options.cwd.c_str(), std::strerror(errno));
+      _exit(127);
+    }
+    if (options.env) environ = envp.data();
+    execvp(argv[0], argv.data());
+    dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  setpgid(pid, pid);  // also here, so the group exists before any kill
+  close(fds[1]);
+  result.started = true;
+
+  CappedBuffer out(options.output_cap);
+  char buf[65536];
+  bool eof = false, exited = false;
+  int status = 0;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double exited_at = 0;
+  while (!eof) {
+    int wait_ms = 200;
+    if (options.timeout_s > 0) {
+      const double left = options.timeout_s - elapsed();
+      if (left <= 0 && !exited) {
+        result.timed_out = true;
+        break;
+      }
+      wait_ms = std::max(1, std::min(200, static_cast<int>(left * 1000)));
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int r = poll(&p, 1, wait_ms);
+    if (r > 0) {
+      const ssize_t n = read(fds[0], buf, sizeof buf);
+      if (n > 0) out.add(buf, static_cast<std::size_t>(n));
+      else if (n == 0) eof = true;
+      else if (errno != EINTR && errno != EAGAIN) eof = true;
+    }
+    if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
+      exited = true;
+      exited_at = elapsed();
+    }
+    // A grandchild that keeps the pipe open must not keep us waiting.
+    if (exited && !eof && elapsed() - exited_at > 2.0) break;
+  }
+  kill(-pid, SIGKILL);  // the whole group: children the command left behind too
+  if (!exited) waitpid(pid, &status, 0);
+  close(fds[0]);
+  result.seconds = elapsed();
+  result.output = out.str();
+  result.output_bytes = out.total();
+  if (!result.timed_out) {
+    if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  }
+  return result;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,46 @@
+// grader/process.h: runs a command in its own process group with a wall-clock
+// timeout and a cap on what it prints. A hung kernel, a crash or a printf
+// flood costs only that command: on timeout the whole group is killed.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+struct ProcessOptions {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH if it has no '/'
+  std::string cwd;                // empty: the current directory
+  double timeout_s = 0;           // 0: none
+  std::size_t output_cap = 256 * 1024;  // bytes kept: the first and last halves
+  // If set, the child's whole environment; otherwise it inherits ours.
+  std::optional<std::map<std::string, std::string>> env;
+};
+
+struct ProcessResult {
+  bool started = false;
+  int exit_code = -1;  // when it exited normally
+  int signal = 0;      // when a signal ended it
+  bool timed_out = false;
+  std::string output;  // stdout and stderr together, capped
+  std::size_t output_bytes = 0;  // what it printed in all
+  double seconds = 0;
+  std::string error;  // why it could not start
+
+  bool ok() const { return started && !timed_out && signal == 0 && exit_code == 0; }
+  // "exit code 1", "killed by SIGSEGV (segmentation fault)", "timed out after 60 s"
+  std::string describe() const;
+};
+
+ProcessResult run_process(const ProcessOptions& options);
+
+// The environment variables a check needs and nothing else (PATH, HOME,
+// LANG, CUDA_VISIBLE_DEVICES...): nothing the grader knows leaks to students.
+std::map<std::string, std::string> minimal_environment();
+
+// "SIGSEGV (segmentation fault)"
+std::string signal_name(int sig);
+
+}  // namespace cudalab

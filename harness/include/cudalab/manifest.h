@@ -1,0 +1,62 @@
+// cudalab/manifest.h: a lab's lab.toml: its files, its checks, their points
+// and thresholds. Read at run time, so an instructor changes a threshold
+// without recompiling. Errors name the file, line and field.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cudalab {
+
+class ManifestError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Partial credit for a speed check: no points at or below `zero_at`, all at or
+// above `full_at`, linear in between (ratios, as measured by the check).
+struct Credit {
+  double zero_at = 0;
+  double full_at = 0;
+  double fraction(double ratio) const;
+};
+
+struct CheckSpec {
+  std::string id;    // short, stable: "ragged", "faster-than-naive"
+  std::string name;  // the Catch2 test case: a sentence
+  std::string kind;  // "correctness" or "speed"
+  std::string visibility = "visible";  // visible, hidden, after_due_date, after_published
+  double points = 0;
+  double timeout_s = 0;                  // 0: the lab's default
+  std::vector<std::string> requires;     // ids that must pass for this one to count
+  std::map<std::string, double> numbers; // thresholds: min_ratio, ...
+  std::optional<Credit> credit;
+  std::string source;  // "labs/03_tiling/lab.toml:27" for messages
+
+  // A threshold; throws ManifestError naming the file and check if missing.
+  double number(const std::string& key) const;
+};
+
+struct LabSpec {
+  std::string id;  // the folder name, e.g. "03_tiling"
+  std::string title;
+  std::filesystem::path file;  // the lab.toml it came from
+  std::vector<std::string> student_files, tests, references;
+  double timeout_s = 120;
+  std::vector<CheckSpec> checks;
+
+  const CheckSpec* find_by_name(std::string_view name) const;
+  const CheckSpec* find_by_id(std::string_view id) const;
+  double total_points() const;
+};
+
+// Parses and validates; throws ManifestError("FILE:LINE: field: problem").
+LabSpec parse_lab(std::string_view text, const std::string& source, const std::string& lab_id);
+LabSpec load_lab(const std::filesystem::path& lab_toml);
+
+}  // namespace cudalab

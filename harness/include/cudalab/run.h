@@ -1,0 +1,66 @@
+// cudalab/run.h: one run of a student's launcher on guarded buffers.
+//
+//   cudalab::Run run("matmul_tiled", "M=513 N=257 K=129");
+//   float* A = run.input("A", a);        // uploaded; checked unchanged after
+//   float* C = run.output("C", M * N);   // poisoned before the launch
+//   auto launched = run.launch([&] { matmul_tiled(A, B, C, M, N, K); });
+//   std::vector<float> c = run.result("C");
+//   std::vector<std::string> problems = run.memory_problems();
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cudalab/buffer.h"
+
+namespace cudalab {
+
+struct LaunchOutcome {
+  bool ok = true;
+  bool not_implemented = false;
+  bool context_lost = false;  // a sticky error: no further GPU work in this process
+  cudaError_t error = cudaSuccess;
+  std::string message;  // for the student: what failed, where, the likely cause
+};
+
+// Calls a launcher, then checks for launch errors (cudaGetLastError) and
+// execution errors (cudaDeviceSynchronize). Exceptions from the launcher
+// (CUDALAB_TODO, CUDA_CHECK, anything else) become a failed outcome.
+LaunchOutcome run_launcher(const std::string& what, const std::function<void()>& launcher);
+
+// Advice for a CUDA error seen at launch or during execution. Host-only.
+std::string advice_for(cudaError_t error);
+
+// True for errors that leave the CUDA context unusable (illegal address...).
+bool is_sticky(cudaError_t error);
+
+// Set once a sticky error happened in this process; later runs refuse to start.
+bool context_lost();
+const std::string& context_lost_reason();
+
+class Run {
+ public:
+  Run(std::string launcher, std::string shape);
+
+  float* input(const std::string& name, const std::vector<float>& data);
+  float* output(const std::string& name, std::size_t count);
+  LaunchOutcome launch(const std::function<void()>& launcher);
+  std::vector<float> result(const std::string& name) const;
+  // Guard zones written and inputs changed, as messages for the student.
+  std::vector<std::string> memory_problems() const;
+
+  const std::string& launcher() const { return launcher_; }
+  const std::string& shape() const { return shape_; }
+
+ private:
+  const GuardedBuffer& find(const std::string& name) const;
+
+  std::string launcher_, shape_;
+  std::vector<GuardedBuffer> buffers_;
+  std::vector<std::vector<float>> originals_;  // per buffer; empty for outputs
+};
+
+}  // namespace cudalab

@@ -1,0 +1,42 @@
+// cudalab/testing.h: what a lab's test file includes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cudalab/catch.h"
+#include "cudalab/check.h"
+#include "cudalab/compare.h"
+#include "cudalab/gpu.h"
+#include "cudalab/manifest.h"
+#include "cudalab/record.h"
+#include "cudalab/run.h"
+#include "cudalab/timing.h"
+
+namespace cudalab {
+
+// The lab being tested (its lab.toml: --lab-toml, CUDALAB_LAB_TOML, or the
+// one next to the test source at build time).
+const LabSpec& this_lab();
+// The running test case's entry in lab.toml.
+const CheckSpec& this_check();
+
+// The seed for random inputs: --seed, CUDALAB_SEED, or 2026. Printed in the record.
+std::uint64_t seed();
+
+// Uniform floats in [lo, hi) from the seed and a stream number, so each input
+// of each shape differs but the whole run is reproducible.
+std::vector<float> random_floats(std::size_t n, std::uint64_t stream, float lo = -1.f, float hi = 1.f);
+std::vector<double> to_double(const std::vector<float>& values);
+
+// CPU mode: the build ran the kernels on simulated threads (CUDALAB_CPU_MODE).
+bool cpu_mode();
+// Speed means nothing in CPU mode: there this marks the running check "not
+// run" and returns true, and the check should return at once.
+bool speed_not_measurable();
+
+// Fails the running check with a message for the student (and keeps going).
+void require(bool ok, const std::string& message);
+
+}  // namespace cudalab

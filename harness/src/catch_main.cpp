@@ -1,0 +1,131 @@
+// The main of every lab test binary: Catch2 plus cudalab's options, the GPU
+// check (exit 77, "skipped" for meson test, when there is no usable GPU) and
+// the listener that turns each test case into a check record.
+#if !defined(CUDALAB_CATCH_V3_BUILD)
+#define CATCH_CONFIG_RUNNER
+#endif
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "cudalab/testing.h"
+
+namespace cudalab::detail {
+extern std::string lab_toml_path;
+extern std::uint64_t seed_value;
+extern const char* const default_lab_toml;  // lab_info.cpp, generated per lab
+}  // namespace cudalab::detail
+
+namespace {
+
+#if CUDALAB_CATCH_V3
+using ListenerBase = Catch::EventListenerBase;
+#define CUDALAB_ASSERTION_RESULT void
+#define CUDALAB_ASSERTION_RETURN
+#else
+using ListenerBase = Catch::TestEventListenerBase;
+#define CUDALAB_ASSERTION_RESULT bool
+#define CUDALAB_ASSERTION_RETURN true
+#endif
+
+class RecordListener : public ListenerBase {
+ public:
+  using ListenerBase::ListenerBase;
+
+  void testCaseStarting(Catch::TestCaseInfo const& info) override {
+    ListenerBase::testCaseStarting(info);
+    start_ = std::chrono::steady_clock::now();
+    cudalab::begin_check(std::string(info.name));
+  }
+
+  CUDALAB_ASSERTION_RESULT assertionEnded(Catch::AssertionStats const& stats) override {
+    const auto& r = stats.assertionResult;
+    if (!r.isOk()) {
+      std::string msg;
+      for (const auto& info : stats.infoMessages) msg += std::string(info.message) + "\n";
+      if (r.hasExpression())
+        msg += fmt::format("{} with expansion {}\n", r.getExpressionInMacro(), r.getExpandedExpression());
+      if (r.hasMessage()) msg += std::string(r.getMessage());
+      while (!msg.empty() && msg.back() == '\n') msg.pop_back();
+      cudalab::add_failure(msg);
+    }
+    return CUDALAB_ASSERTION_RETURN;
+  }
+
+  void testCaseEnded(Catch::TestCaseStats const& stats) override {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    cudalab::end_check(stats.totals.assertions.failed == 0 && !stats.aborting, s);
+    ListenerBase::testCaseEnded(stats);
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace
+
+CATCH_REGISTER_LISTENER(RecordListener)
+
+int main(int argc, char** argv) {
+  Catch::Session session;
+  std::string record, lab_toml, seed;
+  using namespace Catch::clara;
+  session.cli(session.cli() |
+              Opt(record, "file")["--record"]("write the machine-readable JSON record of the checks here") |
+              Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |
+              Opt(seed, "seed")["--seed"]("seed for the random inputs (default 2026; also CUDALAB_SEED)"));
+  if (int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
+
+  const auto& cfg = session.configData();
+  if (cfg.showHelp || cfg.listTests || cfg.listTags || cfg.listReporters
+#if !CUDALAB_CATCH_V3
+      || cfg.listTestNamesOnly
+#endif
+  )
+    return session.run();
+
+  if (seed.empty())
+    if (const char* env = std::getenv("CUDALAB_SEED")) seed = env;
+  if (!seed.empty()) {
+    char* end = nullptr;
+    cudalab::detail::seed_value = std::strtoull(seed.c_str(), &end, 10);
+    if (!end || *end) {
+      std::fprintf(stderr, "cudalab: --seed wants a whole number, not '%s'\n", seed.c_str());
+      return 2;
+    }
+  }
+  if (lab_toml.empty())
+    if (const char* env = std::getenv("CUDALAB_LAB_TOML")) lab_toml = env;
+  if (lab_toml.empty()) lab_toml = cudalab::detail::default_lab_toml;
+  cudalab::detail::lab_toml_path = lab_toml;
+  try {
+    (void)cudalab::this_lab();
+  } catch (const cudalab::ManifestError& e) {
+    std::fprintf(stderr, "cudalab: %s\n", e.what());
+    return 2;
+  }
+
+  if (record.empty())
+    if (const char* env = std::getenv("CUDALAB_RECORD")) record = env;
+  cudalab::set_record_path(record);
+  cudalab::set_record_context("lab", cudalab::this_lab().id);
+  cudalab::set_record_context("seed", std::to_string(cudalab::seed()));
+
+  const cudalab::GpuInfo& gpu = cudalab::gpu();
+  cudalab::set_record_context("gpu", gpu.describe());
+  if (!gpu.usable) {
+    cudalab::set_record_context("skipped", gpu.reason);
+    std::printf("cudalab: skipping the GPU checks: %s\n", gpu.reason.c_str());
+    return 77;  // meson test: skipped
+  }
+  cudalab::set_record_context("mode", "gpu");
+  std::printf("cudalab: %s; seed %llu\n", gpu.describe().c_str(),
+              static_cast<unsigned long long>(cudalab::seed()));
+
+  const int failed = session.run();
+  // Never pass vacuously: a run in which every check was "not run" is a skip.
+  if (failed == 0 && cudalab::checks_run() == 0 && cudalab::checks_not_run() > 0) return 77;
+  return failed == 0 ? 0 : 1;
+}

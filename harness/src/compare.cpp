@@ -1,0 +1,182 @@
+#include "cudalab/compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "cudalab/buffer.h"
+
+namespace cudalab {
+
+Tolerance Tolerance::for_sum(long long terms, double term_scale) {
+  // Worst-case float rounding of a sum of n terms is about n * eps * scale;
+  // 4x that leaves room for fused multiply-adds and any summation order.
+  Tolerance t;
+  t.atol = 4.0 * FLT_EPSILON * static_cast<double>(std::max(1LL, terms)) * term_scale;
+  t.rtol = 1e-5;
+  return t;
+}
+
+bool Tolerance::accepts(double got, double expected) const {
+  if (!std::isfinite(got) || !std::isfinite(expected)) return false;
+  return std::fabs(got - expected) <= atol + rtol * std::fabs(expected);
+}
+
+const char* to_string(ErrorPattern p) {
+  switch (p) {
+    case ErrorPattern::none: return "none";
+    case ErrorPattern::never_written: return "never_written";
+    case ErrorPattern::partly_unwritten: return "partly_unwritten";
+    case ErrorPattern::boundary: return "boundary";
+    case ErrorPattern::transposed: return "transposed";
+    case ErrorPattern::scattered: return "scattered";
+    case ErrorPattern::everywhere: return "everywhere";
+  }
+  return "?";
+}
+
+namespace {
+
+// The last partial tile band, for the first tile size that confines all bad
+// elements to it; 0 if none does.
+struct Band {
+  int tile = 0;
+  std::size_t first_row = 0, first_col = 0;  // rows >= first_row or cols >= first_col
+};
+
+Band find_band(const std::vector<unsigned char>& bad, std::size_t rows, std::size_t cols,
+               const std::vector<int>& tiles) {
+  for (int t : tiles) {
+    if (t <= 1) continue;
+    const std::size_t rr = rows % t, cc = cols % t;
+    if (rr == 0 && cc == 0) continue;
+    const std::size_t r0 = rr ? rows - rr : rows, c0 = cc ? cols - cc : cols;
+    if (r0 == 0 && c0 == 0) continue;  // the whole matrix is one partial tile
+    bool confined = true;
+    for (std::size_t i = 0; i < rows && confined; ++i)
+      for (std::size_t j = 0; j < c0 && i < r0; ++j)
+        if (bad[i * cols + j]) { confined = false; break; }
+    if (confined) return {t, r0, c0};
+  }
+  return {};
+}
+
+std::string where(const Comparison& c, std::size_t row, std::size_t col) {
+  if (c.rows == 1) return fmt::format("{}[{}]", c.name, col);
+  return fmt::format("{}[{}][{}]", c.name, row, col);
+}
+
+std::string value(double v) {
+  if (std::isnan(v)) return "NaN";
+  return fmt::format("{:.6g}", v);
+}
+
+}  // namespace
+
+Comparison compare(const std::string& name, const std::vector<float>& got,
+                   const std::vector<double>& expected, std::size_t rows, std::size_t cols,
+                   const CompareOptions& options) {
+  Comparison c;
+  c.name = name;
+  c.rows = rows;
+  c.cols = cols;
+  const std::size_t n = rows * cols;
+  if (got.size() != n || expected.size() != n)
+    throw std::logic_error(fmt::format("cudalab::compare: {} has {} values, expected {} and shape {}x{}",
+                                       name, got.size(), expected.size(), rows, cols));
+  std::vector<unsigned char> bad(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double g = got[i], e = expected[i];
+    if (is_poison(got[i])) {
+      ++c.unwritten;
+    } else if (!std::isfinite(g)) {
+      ++c.non_finite;
+    } else if (options.tolerance.accepts(g, e)) {
+      continue;
+    } else {
+      c.max_abs_error = std::max(c.max_abs_error, std::fabs(g - e));
+    }
+    bad[i] = 1;
+    if (c.wrong++ < options.show) c.first.push_back({i / cols, i % cols, g, e});
+  }
+  if (c.wrong == 0) return c;
+
+  if (c.unwritten == n) {
+    c.pattern = ErrorPattern::never_written;
+    return c;
+  }
+  if (rows == cols && rows > 1) {
+    std::size_t match = 0;
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j)
+        match += options.tolerance.accepts(got[i * cols + j], expected[j * cols + i]);
+    if (match == n) {
+      c.pattern = ErrorPattern::transposed;
+      return c;
+    }
+  }
+  const Band band = find_band(bad, rows, cols, options.tiles);
+  if (c.unwritten > 0) {
+    c.pattern = ErrorPattern::partly_unwritten;
+  } else if (band.tile) {
+    c.pattern = ErrorPattern::boundary;
+  } else if (c.wrong * 10 >= n * 9) {
+    c.pattern = ErrorPattern::everywhere;
+  } else {
+    c.pattern = ErrorPattern::scattered;
+  }
+  return c;
+}
+
+std::string Comparison::describe() const {
+  if (ok()) return fmt::format("{} ({} x {}): all {} elements correct", name, rows, cols, rows * cols);
+  std::string s = fmt::format("{} ({} x {}): {} of {} elements are wrong", name, rows, cols, wrong,
+                              rows * cols);
+  std::vector<std::string> parts;
+  if (unwritten) parts.push_back(fmt::format("{} never written", unwritten));
+  if (non_finite) parts.push_back(fmt::format("{} NaN or Inf", non_finite));
+  if (max_abs_error > 0) parts.push_back(fmt::format("largest error {:.3g}", max_abs_error));
+  if (!parts.empty()) s += fmt::format(" ({})", fmt::join(parts, ", "));
+  s += ".";
+  for (const auto& m : first) {
+    s += fmt::format("\n  {} = {}", where(*this, m.row, m.col),
+                     is_poison(static_cast<float>(m.got)) ? "never written" : value(m.got));
+    s += fmt::format(" (expected {})", value(m.expected));
+  }
+  if (wrong > first.size()) s += fmt::format("\n  ... and {} more", wrong - first.size());
+  s += "\nLikely cause: ";
+  switch (pattern) {
+    case ErrorPattern::never_written:
+      s += fmt::format("no element of {} was written. Does the launcher launch the kernel, with a "
+                       "grid that is not empty?", name);
+      break;
+    case ErrorPattern::partly_unwritten:
+      s += fmt::format("{} elements still hold the poison value, so no thread wrote them: the grid "
+                       "does not cover all of {} (compute it by ceiling division), or some threads "
+                       "return before writing.", unwritten, name);
+      break;
+    case ErrorPattern::boundary:
+      s += "only elements in the last partial tile (the rows or columns past the last multiple of "
+           "the tile) are wrong: check the boundary conditions for sizes that are not a multiple "
+           "of the tile.";
+      break;
+    case ErrorPattern::transposed:
+      s += fmt::format("{} holds the transpose of the expected result: a row and a column index are "
+                       "swapped.", name);
+      break;
+    case ErrorPattern::scattered:
+      s += "a minority of elements here and there are wrong, the signature of a race between "
+           "threads (a missing __syncthreads) or of an off-by-one at tile edges.";
+      break;
+    case ErrorPattern::everywhere:
+      s += "(nearly) every element is wrong: check the index arithmetic and the loop bounds.";
+      break;
+    case ErrorPattern::none:
+      break;
+  }
+  return s;
+}
+
+}  // namespace cudalab

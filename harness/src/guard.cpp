@@ -1,0 +1,72 @@
+// Host-only part of the guard zones: their size and the damage report.
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cudalab/buffer.h"
+
+namespace cudalab {
+
+std::size_t guard_bytes() {
+  static const std::size_t bytes = [] {
+    std::size_t b = 16 * 1024;
+    if (const char* env = std::getenv("CUDALAB_GUARD_BYTES")) b = std::strtoull(env, nullptr, 10);
+    return (b + 255) / 256 * 256;  // keep the user pointer 256-byte aligned, as cudaMalloc's
+  }();
+  return bytes;
+}
+
+bool is_poison(float value) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits == 0xFFFFFFFFu;
+}
+
+namespace {
+
+// Indices (in elements, relative to the buffer's start) of damaged elements.
+std::vector<long long> damaged(const std::vector<std::uint8_t>& zone, std::size_t elem_size,
+                               long long first_index) {
+  std::vector<long long> out;
+  for (std::size_t e = 0; e * elem_size < zone.size(); ++e) {
+    for (std::size_t b = 0; b < elem_size && e * elem_size + b < zone.size(); ++b) {
+      if (zone[e * elem_size + b] != kGuardByte) {
+        out.push_back(first_index + static_cast<long long>(e));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::string plural(std::size_t n, std::size_t elem_size) {
+  const char* noun = elem_size == 4 ? "float" : "element";
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::vector<std::string> describe_guard_damage(const std::string& name, std::size_t elem_size,
+                                               std::size_t count,
+                                               const std::vector<std::uint8_t>& before,
+                                               const std::vector<std::uint8_t>& after) {
+  std::vector<std::string> messages;
+  const auto lo = damaged(before, elem_size, -static_cast<long long>(before.size() / elem_size));
+  if (!lo.empty()) {
+    messages.push_back(fmt::format(
+        "wrote {} before the start of {} (nearest at {}[{}], farthest at {}[{}]): an index went "
+        "negative, or a thread outside the matrix was not stopped by a boundary check",
+        plural(lo.size(), elem_size), name, name, lo.back(), name, lo.front()));
+  }
+  const auto hi = damaged(after, elem_size, static_cast<long long>(count));
+  if (!hi.empty()) {
+    messages.push_back(fmt::format(
+        "wrote {} past the end of {} (first at {}[{}], {} elements long): a thread outside the "
+        "data was not stopped by a boundary check",
+        plural(hi.size(), elem_size), name, name, hi.front(), count));
+  }
+  return messages;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,85 @@
+#include "cudalab/record.h"
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace cudalab {
+
+namespace {
+
+struct State {
+  std::string path;
+  nlohmann::json doc = {{"format", "cudalab-record/1"}, {"checks", nlohmann::json::array()}};
+  nlohmann::json check;  // the running one
+  std::string name;
+  int run = 0, not_run = 0;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+void write() {
+  State& s = state();
+  if (s.path.empty()) return;
+  const std::string tmp = s.path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << s.doc.dump(2) << "\n";
+    if (!out) return;
+  }
+  std::rename(tmp.c_str(), s.path.c_str());  // atomic: a crash never leaves half a file
+}
+
+}  // namespace
+
+void set_record_path(const std::string& path) {
+  state().path = path;
+  write();
+}
+
+void set_record_context(const std::string& key, const std::string& value) {
+  state().doc[key] = value;
+  write();
+}
+
+const std::string& current_check() { return state().name; }
+
+void begin_check(const std::string& name) {
+  State& s = state();
+  s.name = name;
+  s.check = {{"name", name},
+             {"verdict", "running"},
+             {"failures", nlohmann::json::array()},
+             {"notes", nlohmann::json::array()},
+             {"measurements", nlohmann::json::array()}};
+}
+
+void note(const std::string& line) { state().check["notes"].push_back(line); }
+
+void measure(const std::string& key, double value, const std::string& unit) {
+  state().check["measurements"].push_back({{"key", key}, {"value", value}, {"unit", unit}});
+}
+
+void mark_not_run(const std::string& reason) { state().check["not_run"] = reason; }
+
+void add_failure(const std::string& message) { state().check["failures"].push_back(message); }
+
+void end_check(bool passed, double seconds) {
+  State& s = state();
+  const bool not_run = s.check.contains("not_run");
+  // A check that did not run never counts as passed, whatever Catch2 saw.
+  s.check["verdict"] = not_run && passed ? "not_run" : passed ? "pass" : "fail";
+  s.check["seconds"] = seconds;
+  (not_run && passed ? s.not_run : s.run) += 1;
+  s.doc["checks"].push_back(s.check);
+  s.name.clear();
+  write();
+}
+
+int checks_run() { return state().run; }
+int checks_not_run() { return state().not_run; }
+
+}  // namespace cudalab

@@ -1,0 +1,65 @@
+#include "cudalab/testing.h"
+
+#include <fmt/format.h>
+
+#include <random>
+
+namespace cudalab {
+
+namespace detail {
+// Set by the test main (catch_main.cpp).
+std::string lab_toml_path;
+std::uint64_t seed_value = 2026;
+}  // namespace detail
+
+const LabSpec& this_lab() {
+  static const LabSpec lab = load_lab(detail::lab_toml_path);
+  return lab;
+}
+
+const CheckSpec& this_check() {
+  const std::string& name = current_check();
+  if (const CheckSpec* c = this_lab().find_by_name(name)) return *c;
+  throw ManifestError(fmt::format("{}: no [[check]] has the name \"{}\" (the test case's name)",
+                                  this_lab().file.string(), name));
+}
+
+std::uint64_t seed() { return detail::seed_value; }
+
+std::vector<float> random_floats(std::size_t n, std::uint64_t stream, float lo, float hi) {
+  std::seed_seq seq{static_cast<std::uint32_t>(seed()), static_cast<std::uint32_t>(seed() >> 32),
+                    static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32)};
+  std::mt19937_64 rng(seq);
+  std::vector<float> v(n);
+  for (auto& x : v) {
+    // 24 random bits: exactly representable, and the same on every platform
+    // (std::uniform_real_distribution is not).
+    const float u = static_cast<float>(rng() >> 40) * (1.0f / 16777216.0f);
+    x = lo + (hi - lo) * u;
+  }
+  return v;
+}
+
+std::vector<double> to_double(const std::vector<float>& values) {
+  return std::vector<double>(values.begin(), values.end());
+}
+
+bool cpu_mode() {
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool speed_not_measurable() {
+  if (!cpu_mode()) return false;
+  mark_not_run("speed is not measured in CPU mode: run on a GPU for the speed checks");
+  return true;
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) FAIL_CHECK(message);
+}
+
+}  // namespace cudalab

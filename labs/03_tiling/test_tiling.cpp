@@ -1,0 +1,84 @@
+// Lab 3's checks. Each TEST_CASE is one graded check; lab.toml gives its
+// points and thresholds. Run them with `./cudalab test 03_tiling`.
+#include <fmt/format.h>
+
+#include "common/matmul.h"
+#include "cudalab/testing.h"
+
+// The student's launcher (labs/03_tiling/matmul_tiled.cu).
+void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K);
+
+// The references, compiled from solutions/ into namespace ref.
+namespace ref {
+void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K);
+void matmul_naive(const float* A, const float* B, float* C, int M, int N, int K);
+}  // namespace ref
+
+namespace {
+
+using matmul::Shape;
+
+const std::vector<Shape> kMultiples = {{16, 16, 16}, {64, 64, 64}, {256, 256, 256}, {512, 512, 512}};
+
+// Not multiples of the tile: partial tiles along M, N and K, and rectangles.
+// A missing second __syncthreads shows only at the larger ones (on an H100,
+// 513x257x129 and up; 256^3 and below still come out right).
+const std::vector<Shape> kRagged = {{1, 1, 1},     {17, 33, 9},      {64, 64, 100}, {31, 17, 47},
+                                    {513, 257, 129}, {2047, 129, 513}, {1000, 1000, 1000}};
+
+const Shape kSpeedShape = {2048, 2048, 2048};
+
+void report(const std::vector<std::string>& failures) {
+  for (const auto& f : failures) cudalab::require(false, f);
+}
+
+}  // namespace
+
+TEST_CASE("tiled matmul is correct on square matrices whose size is a multiple of the tile") {
+  report(matmul::check_values(matmul_tiled, "matmul_tiled", kMultiples, ref::matmul_tiled));
+}
+
+TEST_CASE("tiled matmul is correct on ragged and rectangular shapes") {
+  const auto failures = matmul::check_values(matmul_tiled, "matmul_tiled", kRagged, ref::matmul_tiled);
+  report(failures);
+  if (!failures.empty() && !cudalab::context_lost() &&
+      matmul::run_and_check(matmul_tiled, "matmul_tiled", {64, 64, 64}, ref::matmul_tiled).values_ok) {
+    cudalab::note(
+        "The kernel is right at 64x64x64, where M, N and K are multiples of the tile, and wrong "
+        "on shapes that are not: look at the boundary checks, both when loading the partial "
+        "tiles of A and B (load 0 outside) and when storing C.");
+  }
+}
+
+TEST_CASE("tiled matmul writes nothing outside C and leaves A and B unchanged") {
+  for (const Shape& s : {Shape{17, 33, 9}, Shape{513, 257, 129}, Shape{64, 64, 64}}) {
+    const auto o = matmul::run_and_check(matmul_tiled, "matmul_tiled", s, ref::matmul_tiled);
+    if (!o.launched) cudalab::require(false, o.message);
+    for (const auto& m : o.memory) cudalab::require(false, fmt::format("matmul_tiled({}): {}", s.args(), m));
+    if (cudalab::context_lost()) break;
+  }
+}
+
+TEST_CASE("tiled matmul is faster than the naive matmul at 2048x2048x2048") {
+  const double need = cudalab::this_check().number("min_ratio");
+  const double ratio = matmul::speed_ratio(matmul_tiled, "matmul_tiled", ref::matmul_naive, "naive",
+                                           kSpeedShape, ref::matmul_tiled);
+  if (ratio < 0) return;
+  cudalab::require(ratio >= need,
+                   fmt::format("matmul_tiled runs at {:.2f}x the speed of the naive kernel; this check "
+                               "needs {:.2f}x. Is every element of A and B read from shared memory in "
+                               "the inner loop, and loaded from global memory once per tile?",
+                               ratio, need));
+}
+
+TEST_CASE("tiled matmul reaches the reference tiled kernel's speed at 2048x2048x2048") {
+  const double need = cudalab::this_check().number("min_ratio");
+  const double ratio = matmul::speed_ratio(matmul_tiled, "matmul_tiled", ref::matmul_tiled, "reference",
+                                           kSpeedShape, ref::matmul_tiled);
+  if (ratio < 0) return;
+  cudalab::require(ratio >= need,
+                   fmt::format("matmul_tiled runs at {:.2f}x the speed of the reference tiled kernel; "
+                               "this check needs {:.2f}x. Compare your loads and inner loop with the "
+                               "handout's: extra global loads or bank conflicts cost speed.",
+                               ratio, need));
+}

@@ -1,0 +1,144 @@
+// labs/common/matmul.h: the matrix-multiplication checks of labs 02 and 03.
+//
+// A launcher is run on seeded random inputs in [-1, 1) on guarded buffers.
+// Small shapes are checked against a double-precision CPU product; shapes too
+// big for the CPU to multiply quickly are checked against the reference
+// kernel's output on the GPU (itself checked against the CPU by the
+// framework's own tests).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "cudalab/testing.h"
+
+namespace matmul {
+
+// The labs' contract: C (M x N) = A (M x K) . B (K x N), row-major, device pointers.
+using Launcher = void (*)(const float* A, const float* B, float* C, int M, int N, int K);
+
+struct Shape {
+  int M, N, K;
+  std::string str() const { return fmt::format("{}x{}x{}", M, N, K); }
+  std::string args() const { return fmt::format("M={} N={} K={}", M, N, K); }
+  long long flops() const { return 2LL * M * N * K; }
+};
+
+// Shapes up to this many multiply-adds are checked against the CPU.
+inline constexpr long long kCpuLimit = 1LL << 28;
+
+// C = A . B in double precision.
+inline std::vector<double> matmul_cpu(const std::vector<float>& A, const std::vector<float>& B,
+                                      int M, int N, int K) {
+  std::vector<double> C(static_cast<std::size_t>(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double a = A[static_cast<std::size_t>(i) * K + k];
+      const float* b = &B[static_cast<std::size_t>(k) * N];
+      double* c = &C[static_cast<std::size_t>(i) * N];
+      for (int j = 0; j < N; ++j) c[j] += a * b[j];
+    }
+  return C;
+}
+
+struct Inputs {
+  std::vector<float> A, B;
+};
+
+inline Inputs random_inputs(Shape s) {
+  const std::uint64_t stream = (static_cast<std::uint64_t>(s.M) << 42) ^ (static_cast<std::uint64_t>(s.N) << 21) ^ s.K;
+  return {cudalab::random_floats(static_cast<std::size_t>(s.M) * s.K, 2 * stream),
+          cudalab::random_floats(static_cast<std::size_t>(s.K) * s.N, 2 * stream + 1)};
+}
+
+struct Outcome {
+  bool launched = false;
+  bool values_ok = false;
+  std::string message;                  // why values_ok is false
+  std::vector<std::string> memory;      // guard zones written, inputs changed
+  cudalab::Comparison comparison;
+};
+
+// The expected C: from the CPU for small shapes, else from `reference` on the GPU.
+inline std::vector<double> expected_c(const Inputs& in, Shape s, Launcher reference) {
+  if (static_cast<long long>(s.M) * s.N * s.K <= kCpuLimit) return matmul_cpu(in.A, in.B, s.M, s.N, s.K);
+  cudalab::Run run("reference matmul", s.args());
+  const float* A = run.input("A", in.A);
+  const float* B = run.input("B", in.B);
+  float* C = run.output("C", static_cast<std::size_t>(s.M) * s.N);
+  const auto launched = run.launch([&] { reference(A, B, C, s.M, s.N, s.K); });
+  if (!launched.ok) throw std::runtime_error("the reference kernel failed: " + launched.message);
+  return cudalab::to_double(run.result("C"));
+}
+
+// Runs `launcher` (named `name` in messages) once on shape s and checks it.
+inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s, Launcher reference) {
+  Outcome out;
+  const Inputs in = random_inputs(s);
+  cudalab::Run run(name, s.args());
+  const float* A = run.input("A", in.A);
+  const float* B = run.input("B", in.B);
+  float* C = run.output("C", static_cast<std::size_t>(s.M) * s.N);
+  const auto launched = run.launch([&] { launcher(A, B, C, s.M, s.N, s.K); });
+  if (!launched.ok) {
+    out.message = launched.message;
+    if (!launched.context_lost) out.memory = run.memory_problems();
+    return out;
+  }
+  out.launched = true;
+  out.memory = run.memory_problems();
+  cudalab::CompareOptions options;
+  options.tolerance = cudalab::Tolerance::for_sum(s.K);
+  out.comparison = cudalab::compare("C", run.result("C"), expected_c(in, s, reference), s.M, s.N, options);
+  out.values_ok = out.comparison.ok();
+  if (!out.values_ok) out.message = fmt::format("{}({}): {}", name, s.args(), out.comparison.describe());
+  return out;
+}
+
+// Checks the values at every shape; returns the failure messages.
+inline std::vector<std::string> check_values(Launcher launcher, const std::string& name,
+                                             const std::vector<Shape>& shapes, Launcher reference) {
+  std::vector<std::string> failures;
+  for (const Shape& s : shapes) {
+    const Outcome o = run_and_check(launcher, name, s, reference);
+    if (!o.values_ok) failures.push_back(o.message);
+    if (cudalab::context_lost()) break;
+  }
+  return failures;
+}
+
+// Times launcher against other at shape s, after checking the launcher's
+// output there: a speed counts only for a kernel whose output is right.
+// Records the measurements; returns the median ratio other/launcher (> 1:
+// the launcher is faster), or a negative value if nothing was measured.
+inline double speed_ratio(Launcher launcher, const std::string& name, Launcher other,
+                          const std::string& other_name, Shape s, Launcher reference) {
+  if (cudalab::speed_not_measurable()) return -1;
+  const Outcome o = run_and_check(launcher, name, s, reference);
+  if (!o.values_ok) {
+    cudalab::require(false, fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
+    return -1;
+  }
+  const Inputs in = random_inputs(s);
+  cudalab::Run run(name, s.args());
+  const float* A = run.input("A", in.A);
+  const float* B = run.input("B", in.B);
+  float* C1 = run.output("C", static_cast<std::size_t>(s.M) * s.N);
+  float* C2 = run.output("C2", static_cast<std::size_t>(s.M) * s.N);
+  const auto t = cudalab::time_side_by_side([&] { launcher(A, B, C1, s.M, s.N, s.K); },
+                                            [&] { other(A, B, C2, s.M, s.N, s.K); });
+  const auto& g = cudalab::gpu();
+  const double gflops = s.flops() / (t.student_ms.median * 1e-3) / 1e9;
+  cudalab::measure("student_ms", t.student_ms.median, "ms");
+  cudalab::measure(other_name + "_ms", t.reference_ms.median, "ms");
+  cudalab::measure("ratio", t.ratio.median, "x");
+  cudalab::measure("gflops", gflops, "GFLOP/s");
+  if (g.peak_fp32_gflops > 0) cudalab::measure("pct_peak_fp32", 100 * gflops / g.peak_fp32_gflops, "%");
+  cudalab::measure("noise", 100 * t.ratio.rel_noise, "%");
+  cudalab::measure("rounds", static_cast<double>(t.ratio.n));
+  return t.ratio.median;
+}
+
+}  // namespace matmul

@@ -1,0 +1,130 @@
+#include <cmath>
+#include <cstring>
+
+#include "cudalab/catch.h"
+#include "cudalab/compare.h"
+
+using namespace cudalab;
+
+namespace {
+
+float poison() {
+  const std::uint32_t bits = 0xFFFFFFFFu;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+std::vector<double> ramp(std::size_t n) {
+  std::vector<double> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = 1.0 + 0.25 * static_cast<double>(i % 97);
+  return v;
+}
+
+std::vector<float> as_float(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+}  // namespace
+
+TEST_CASE("An exact copy of the expected values passes") {
+  const auto e = ramp(33 * 65);
+  const auto c = compare("C", as_float(e), e, 33, 65);
+  CHECK(c.ok());
+  CHECK(c.pattern == ErrorPattern::none);
+}
+
+TEST_CASE("An all-zero output fails even though every difference is small in absolute terms") {
+  std::vector<double> e(100, 1e-3);
+  const auto c = compare("C", std::vector<float>(100, 0.f), e, 10, 10);
+  CHECK_FALSE(c.ok());
+  CHECK(c.wrong == 100);
+}
+
+TEST_CASE("NaN and Inf in the output are always wrong") {
+  auto e = ramp(16);
+  auto g = as_float(e);
+  g[3] = std::nanf("");
+  g[7] = INFINITY;
+  const auto c = compare("C", g, e, 4, 4);
+  CHECK(c.wrong == 2);
+  CHECK(c.non_finite == 2);
+}
+
+TEST_CASE("An output that was never written is classified as such") {
+  const auto e = ramp(64);
+  const auto c = compare("C", std::vector<float>(64, poison()), e, 8, 8);
+  CHECK(c.pattern == ErrorPattern::never_written);
+  CHECK(c.unwritten == 64);
+  CHECK_THAT(c.describe(), Catch::Contains("launch"));
+}
+
+TEST_CASE("Cells left unwritten at the edge point at the grid computation") {
+  const std::size_t rows = 20, cols = 20;
+  const auto e = ramp(rows * cols);
+  auto g = as_float(e);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 16; j < cols; ++j) g[i * cols + j] = poison();
+  const auto c = compare("C", g, e, rows, cols);
+  CHECK(c.pattern == ErrorPattern::partly_unwritten);
+  CHECK_THAT(c.describe(), Catch::Contains("ceiling division"));
+}
+
+TEST_CASE("Errors only in the last partial tile are classified as a boundary problem") {
+  const std::size_t rows = 40, cols = 37;  // partial tiles of 16: rows 32.., cols 32..
+  const auto e = ramp(rows * cols);
+  auto g = as_float(e);
+  g[35 * cols + 3] += 1.0f;
+  g[5 * cols + 33] += 1.0f;
+  const auto c = compare("C", g, e, rows, cols);
+  CHECK(c.pattern == ErrorPattern::boundary);
+  CHECK_THAT(c.describe(), Catch::Contains("boundary"));
+}
+
+TEST_CASE("A transposed square output is recognised") {
+  const std::size_t n = 9;
+  std::vector<double> e(n * n);
+  for (std::size_t i = 0; i < n * n; ++i) e[i] = static_cast<double>(i);
+  std::vector<float> g(n * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) g[i * n + j] = static_cast<float>(e[j * n + i]);
+  const auto c = compare("out", g, e, n, n);
+  CHECK(c.pattern == ErrorPattern::transposed);
+}
+
+TEST_CASE("A few wrong elements in full tiles look like a race") {
+  const std::size_t n = 64;
+  const auto e = ramp(n * n);
+  auto g = as_float(e);
+  g[5 * n + 5] += 2;
+  g[17 * n + 40] -= 3;
+  const auto c = compare("C", g, e, n, n);
+  CHECK(c.pattern == ErrorPattern::scattered);
+  CHECK_THAT(c.describe(), Catch::Contains("__syncthreads"));
+}
+
+TEST_CASE("When every element is wrong the pattern says so") {
+  const auto e = ramp(100);
+  auto g = as_float(e);
+  for (auto& x : g) x += 1;
+  CHECK(compare("C", g, e, 10, 10).pattern == ErrorPattern::everywhere);
+}
+
+TEST_CASE("The report lists the first mismatches with their coordinates") {
+  const auto e = ramp(30);
+  auto g = as_float(e);
+  g[13] = -5.f;  // row 1, col 3 of a 3 x 10 matrix
+  const auto c = compare("C", g, e, 3, 10);
+  REQUIRE(c.first.size() == 1);
+  CHECK(c.first[0].row == 1);
+  CHECK(c.first[0].col == 3);
+  CHECK_THAT(c.describe(), Catch::Contains("C[1][3] = -5"));
+  CHECK_THAT(c.describe(), Catch::Contains("1 of 30 elements are wrong"));
+}
+
+TEST_CASE("The sum tolerance grows with the number of terms but stays far below one wrong term") {
+  const auto t1 = Tolerance::for_sum(1), t2048 = Tolerance::for_sum(2048);
+  CHECK(t2048.atol > t1.atol);
+  CHECK(t2048.atol < 0.01);
+  CHECK(t2048.accepts(10.0 + 1e-4, 10.0));
+  CHECK_FALSE(t2048.accepts(10.0 + 0.05, 10.0));
+  CHECK_FALSE(t1.accepts(NAN, 1.0));
+}

@@ -1,0 +1,58 @@
+#include <signal.h>
+
+#include "cudalab/catch.h"
+#include "process.h"
+
+using namespace cudalab;
+
+TEST_CASE("A command's output and exit code are captured") {
+  const auto r = run_process({{"sh", "-c", "echo hello; echo oops >&2; exit 3"}});
+  CHECK(r.started);
+  CHECK(r.exit_code == 3);
+  CHECK_THAT(r.output, Catch::Contains("hello") && Catch::Contains("oops"));
+  CHECK(r.describe() == "exit code 3");
+}
+
+TEST_CASE("A command that hangs is killed at its timeout, with the children it started") {
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "sleep 30 & sleep 30; echo never"};
+  o.timeout_s = 0.5;
+  const auto r = run_process(o);
+  CHECK(r.timed_out);
+  CHECK(r.seconds < 5);
+  CHECK_THAT(r.describe(), Catch::Contains("timed out"));
+}
+
+TEST_CASE("A crash is reported with the signal's name") {
+  const auto r = run_process({{"sh", "-c", "kill -SEGV $$"}});
+  CHECK(r.signal == SIGSEGV);
+  CHECK_THAT(r.describe(), Catch::Contains("SIGSEGV"));
+}
+
+TEST_CASE("A printf flood is capped, keeping its beginning and its end") {
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "echo FIRST; yes flood | head -c 5000000; echo; echo LAST"};
+  o.output_cap = 4096;
+  const auto r = run_process(o);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.size() < 5000);
+  CHECK(r.output_bytes > 5000000);
+  CHECK_THAT(r.output, Catch::StartsWith("FIRST") && Catch::Contains("LAST") && Catch::Contains("bytes of output cut"));
+}
+
+TEST_CASE("A command that does not exist is reported, not thrown") {
+  const auto r = run_process({{"/nonexistent/cudalab-test-binary"}});
+  CHECK(r.exit_code == 127);
+  CHECK_THAT(r.output, Catch::Contains("cannot run"));
+}
+
+TEST_CASE("The minimal environment keeps PATH and drops the grader's secrets") {
+  setenv("CUDALAB_SECRET_SEED", "12345", 1);
+  const auto env = minimal_environment();
+  CHECK(env.count("PATH") == 1);
+  CHECK(env.count("CUDALAB_SECRET_SEED") == 0);
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "echo \"[$CUDALAB_SECRET_SEED]\""};
+  o.env = env;
+  CHECK_THAT(run_process(o).output, Catch::Contains("[]"));
+}
