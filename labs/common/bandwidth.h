@@ -1,0 +1,110 @@
+// labs/common/bandwidth.h: what the memory-bound labs (01 coalescing, 04
+// transpose) share: 2-D shapes, turning one guarded run into a verdict, and
+// recording a side-by-side timing as bandwidth.
+//
+// These kernels do (almost) no arithmetic: their speed is the number of bytes
+// they move divided by their time, compared with the GPU's peak DRAM
+// bandwidth (cudalab::gpu().peak_dram_gbs). Expected outputs come from the CPU:
+// an addition or a transpose of 2^26 floats takes it well under a second, and
+// unlike a reference kernel's output it cannot share a GPU bug.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cudalab/testing.h"
+
+namespace bandwidth {
+
+// A rows x cols matrix, row-major; a vector of n elements is 1 x n.
+struct Shape {
+  int rows, cols;
+  std::size_t count() const { return static_cast<std::size_t>(rows) * cols; }
+  std::string str() const { return fmt::format("{}x{}", rows, cols); }
+  std::string args() const { return fmt::format("rows={} cols={}", rows, cols); }
+};
+
+struct Outcome {
+  bool launched = false;
+  bool not_implemented = false;  // the launcher still ends in CUDALAB_TODO
+  bool values_ok = false;
+  std::string message;              // why values_ok is false
+  std::vector<std::string> memory;  // guard zones written, inputs changed
+};
+
+// The verdict on one launch into `run`: its output `output` (shape `s`)
+// compared with `expected`, and the guard zones and inputs checked.
+inline Outcome judge(const cudalab::Run& run, const cudalab::LaunchOutcome& launched,
+                     const std::string& output, Shape s, const std::vector<double>& expected,
+                     const cudalab::Tolerance& tolerance) {
+  Outcome out;
+  if (!launched.ok) {
+    out.not_implemented = launched.not_implemented;
+    out.message = launched.message;
+    if (!launched.context_lost) out.memory = run.memory_problems();
+    return out;
+  }
+  out.launched = true;
+  out.memory = run.memory_problems();
+  cudalab::CompareOptions options;
+  options.tolerance = tolerance;
+  const cudalab::Comparison c =
+      cudalab::compare(output, run.result(output), expected, s.rows, s.cols, options);
+  out.values_ok = c.ok();
+  if (!out.values_ok) out.message = fmt::format("{}({}): {}", run.launcher(), run.shape(), c.describe());
+  return out;
+}
+
+// True when trying further shapes is pointless: the launcher is not written
+// yet (one "not implemented yet" says it all), or the GPU context is gone.
+inline bool stop_after(const Outcome& o) { return o.not_implemented || cudalab::context_lost(); }
+
+// Fails the running check once for each message.
+inline void report(const std::vector<std::string>& failures) {
+  for (const auto& f : failures) cudalab::require(false, f);
+}
+
+// GB/s (10^9 bytes per second) of a kernel that moves `bytes` in `ms`.
+inline double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+
+// Records a side-by-side timing (student against `other`) of kernels that
+// each move `bytes`: both times, the ratio, the student's GB/s and its share
+// of the peak DRAM bandwidth. Returns the ratio other time / student time.
+inline double record_speed(const cudalab::SideBySide& t, double bytes, const std::string& other) {
+  const double student_gbs = gbs(bytes, t.student_ms.median);
+  cudalab::measure("student_ms", t.student_ms.median, "ms");
+  cudalab::measure(other + "_ms", t.reference_ms.median, "ms");
+  cudalab::measure("ratio", t.ratio.median, "x");
+  cudalab::measure("gbs", student_gbs, "GB/s");
+  cudalab::measure(other + "_gbs", gbs(bytes, t.reference_ms.median), "GB/s");
+  if (const double peak = cudalab::gpu().peak_dram_gbs; peak > 0)
+    cudalab::measure("pct_peak_dram", 100 * student_gbs / peak, "%");
+  cudalab::measure("noise", 100 * t.ratio.rel_noise, "%");
+  cudalab::measure("rounds", static_cast<double>(t.ratio.n));
+  return t.ratio.median;
+}
+
+// "2700 GB/s, 81% of this GPU's peak DRAM bandwidth" (or without the share
+// when the peak is unknown).
+inline std::string describe_gbs(double value) {
+  const double peak = cudalab::gpu().peak_dram_gbs;
+  if (peak <= 0) return fmt::format("{:.0f} GB/s", value);
+  return fmt::format("{:.0f} GB/s, {:.0f}% of this GPU's peak DRAM bandwidth", value, 100 * value / peak);
+}
+
+// A shorter timing, for comparisons shown as notes (a foil, a copy kernel):
+// a second or so, to a few percent.
+inline cudalab::SideBySide time_briefly(const std::function<void()>& student,
+                                        const std::function<void()>& other) {
+  cudalab::StopRule rule;
+  rule.min_samples = 5;
+  rule.max_samples = 50;
+  rule.target_rel_noise = 0.02;
+  rule.budget_s = 1.0;
+  return cudalab::time_side_by_side(student, other, rule);
+}
+
+}  // namespace bandwidth
