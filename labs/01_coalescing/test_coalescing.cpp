@@ -46,7 +46,9 @@ Inputs random_inputs(std::size_t count, std::uint64_t stream) {
   return {cudalab::random_floats(count, 2 * stream), cudalab::random_floats(count, 2 * stream + 1)};
 }
 
-std::uint64_t stream_of(Shape s) { return (static_cast<std::uint64_t>(s.rows) << 32) ^ s.cols; }
+std::uint64_t stream_of(Shape s) {
+  return (static_cast<std::uint64_t>(s.rows) << 32) ^ s.cols;
+}
 
 // a + b in double precision.
 std::vector<double> add_cpu(const std::vector<float>& a, const std::vector<float>& b) {
@@ -121,7 +123,8 @@ TEST_CASE("vector add reaches the reference kernel's bandwidth at 2^26 elements"
   const int n = kSpeedLength;
   // A speed counts only for a kernel whose output is right.
   if (const auto o = run_vector_add(vector_add, "vector_add", n); !o.values_ok) {
-    cudalab::require(false, fmt::format("speed not measured: the output is wrong at n={}.\n{}", n, o.message));
+    cudalab::require(false,
+                     fmt::format("speed not measured: the output is wrong at n={}.\n{}", n, o.message));
     return;
   }
   const Inputs in = random_inputs(n, n);
@@ -131,8 +134,8 @@ TEST_CASE("vector add reaches the reference kernel's bandwidth at 2^26 elements"
   float* c = run.output("c", n);
   float* c_ref = run.output("c_reference", n);
   float* c_foil = run.output("c_chunked", n);
-  const auto t = cudalab::time_side_by_side([&] { vector_add(a, b, c, n); },
-                                            [&] { ref::vector_add(a, b, c_ref, n); });
+  const auto t =
+      cudalab::time_side_by_side([&] { vector_add(a, b, c, n); }, [&] { ref::vector_add(a, b, c_ref, n); });
   const double bytes = kBytesPerElement * n;
   const double ratio = bandwidth::record_speed(t, bytes, "reference");
   cudalab::note(fmt::format("vector_add: {:.3f} ms, {}; the reference kernel: {}.", t.student_ms.median,
@@ -143,10 +146,10 @@ TEST_CASE("vector add reaches the reference kernel's bandwidth at 2^26 elements"
   const auto foil = bandwidth::time_briefly([&] { ref::vector_add_chunked(a, b, c_foil, n); },
                                             [&] { ref::vector_add(a, b, c_ref, n); });
   cudalab::measure("chunked_ratio", foil.ratio.median, "x");
-  cudalab::note(fmt::format(
-      "For comparison, on this GPU: each thread adding a contiguous chunk of its own "
-      "(ref::vector_add_chunked) runs at {:.3f}x the reference's speed, {}.",
-      foil.ratio.median, bandwidth::describe_gbs(bandwidth::gbs(bytes, foil.student_ms.median))));
+  cudalab::note(
+      fmt::format("For comparison, on this GPU: each thread adding a contiguous chunk of its own "
+                  "(ref::vector_add_chunked) runs at {:.3f}x the reference's speed, {}.",
+                  foil.ratio.median, bandwidth::describe_gbs(bandwidth::gbs(bytes, foil.student_ms.median))));
 
   cudalab::require(ratio >= need,
                    fmt::format("vector_add runs at {:.2f}x the speed of the reference kernel; this "
@@ -162,7 +165,8 @@ TEST_CASE("matrix add reaches the reference kernel's bandwidth at 8192x8192") {
   const double need = cudalab::this_check().number("min_ratio");
   const Shape s = kSpeedShape;
   if (const auto o = run_matrix_add(matrix_add, "matrix_add", s); !o.values_ok) {
-    cudalab::require(false, fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
+    cudalab::require(false,
+                     fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
     return;
   }
   const Inputs in = random_inputs(s.count(), stream_of(s));

@@ -98,7 +98,8 @@ TEST_CASE("transpose reaches the padded reference kernel's bandwidth at 8192x819
   const Shape s = kSpeedShape;
   // A speed counts only for a kernel whose output is right.
   if (const auto o = run_transpose(transpose, "transpose", s); !o.values_ok) {
-    cudalab::require(false, fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
+    cudalab::require(false,
+                     fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
     return;
   }
   cudalab::Run run("transpose", s.args());

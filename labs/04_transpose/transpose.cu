@@ -36,8 +36,7 @@ static_assert(TILE * (TILE + 1) * sizeof(float) <= 48 * 1024,
 // ---------------------------------------------------------------------------
 // Kernel
 
-__global__ void transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
-                                 int cols) {
+__global__ void transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   // TODO(lab4): declare the tile: TILE x TILE floats in __shared__ memory.
   // Before you choose its width, read the header comment and the handout's
   // section on banks: the second phase reads the tile down its columns.

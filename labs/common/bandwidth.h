@@ -60,7 +60,9 @@ inline Outcome judge(const cudalab::Run& run, const cudalab::LaunchOutcome& laun
 
 // True when trying further shapes is pointless: the launcher is not written
 // yet (one "not implemented yet" says it all), or the GPU context is gone.
-inline bool stop_after(const Outcome& o) { return o.not_implemented || cudalab::context_lost(); }
+inline bool stop_after(const Outcome& o) {
+  return o.not_implemented || cudalab::context_lost();
+}
 
 // Fails the running check once for each message.
 inline void report(const std::vector<std::string>& failures) {
@@ -68,7 +70,9 @@ inline void report(const std::vector<std::string>& failures) {
 }
 
 // GB/s (10^9 bytes per second) of a kernel that moves `bytes` in `ms`.
-inline double gbs(double bytes, double ms) { return bytes / (ms * 1e-3) / 1e9; }
+inline double gbs(double bytes, double ms) {
+  return bytes / (ms * 1e-3) / 1e9;
+}
 
 // Records a side-by-side timing (student against `other`) of kernels that
 // each move `bytes`: both times, the ratio, the student's GB/s and its share

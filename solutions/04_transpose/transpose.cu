@@ -36,8 +36,7 @@ static_assert(TILE * (TILE + 1) * sizeof(float) <= 48 * 1024,
 // ---------------------------------------------------------------------------
 // Kernel
 
-__global__ void transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
-                                 int cols) {
+__global__ void transpose_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   // The +1: row r of the tile starts r banks further on, so the column that
   // the second loop reads spreads over all 32 banks.
   __shared__ float tile[TILE][TILE + 1];
@@ -98,8 +97,8 @@ void transpose_naive(const float* in, float* out, int rows, int cols) {
 // transpose_kernel without the padding: tile[TILE][TILE]. Every column read
 // of the second loop is a 32-way bank conflict. 0.58 of transpose()'s speed
 // at 8192 x 8192 on an H100 (2026-11-22).
-__global__ void transpose_unpadded_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                          int rows, int cols) {
+__global__ void transpose_unpadded_kernel(const float* __restrict__ in, float* __restrict__ out, int rows,
+                                          int cols) {
   __shared__ float tile[TILE][TILE];
   int col = blockIdx.x * TILE + threadIdx.x;
   int row = blockIdx.y * TILE + threadIdx.y;
