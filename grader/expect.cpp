@@ -20,6 +20,12 @@ bool contains_phrase(const std::string& haystack, const std::string& phrase) {
   return lower(haystack).find(lower(phrase)) != std::string::npos;
 }
 
+const Expectation* ExpectFile::find(const std::string& check_id) const {
+  for (const auto& e : expectations)
+    if (e.check_id == check_id) return &e;
+  return nullptr;
+}
+
 ExpectFile parse_expect(const std::string& text, const std::string& source) {
   toml::table doc;
   try {

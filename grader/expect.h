@@ -24,7 +24,9 @@ struct Expectation {
 struct ExpectFile {
   std::string description;
   std::string base = "solutions";
-  std::vector<Expectation> expectations;
+  std::vector<Expectation> expectations;  // in no particular order
+
+  const Expectation* find(const std::string& check_id) const;
 };
 
 ExpectFile parse_expect(const std::string& text, const std::string& source);

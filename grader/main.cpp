@@ -185,14 +185,18 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
   ctx.work_dir = fs::temp_directory_path() / "cudalab-expect";
   fmt::print("{}: {}\n", expect_path.parent_path().filename().string(), ex.description);
   fmt::print("{:<20} {:<9} {:<9} {}\n", "check", "expected", "got", "message");
-  int mismatches = 0, skipped = 0;
   for (const auto& e : ex.expectations) {
-    const CheckSpec* spec = lab.find_by_id(e.check_id);
-    if (!spec) {
+    if (!lab.find_by_id(e.check_id)) {
       fmt::print(stderr, "cudalab: {}: no check '{}' in {}\n", expect_path.string(), e.check_id, lab_toml.string());
       return kUsage;
     }
-    const CheckResult r = run_check(ctx, lab, *spec);
+  }
+  int mismatches = 0, skipped = 0;
+  for (const CheckSpec& check : lab.checks) {  // in the lab's order
+    const Expectation* expected = ex.find(check.id);
+    if (!expected) continue;
+    const Expectation& e = *expected;
+    const CheckResult r = run_check(ctx, lab, check);
     if (r.verdict == "skipped") {
       ++skipped;
       fmt::print("{:<20} {:<9} {:<9} {}\n", e.check_id, e.verdict, "skipped", r.notes.empty() ? "" : r.notes[0]);

@@ -87,7 +87,7 @@ void print_check(const Style& st, const CheckSpec& spec, const CheckResult& r, c
   if (show < r.failures.size())
     fmt::print("{}... and {} more (--verbose shows all)\n", pad, r.failures.size() - show);
   for (const auto& n : r.notes) fmt::print("{}\n", indent(n, pad));
-  if (!score.why.empty() && score.points < score.max_points) fmt::print("{}points: {}\n", pad, score.why);
+  if (!score.why.empty() && score.points < score.max_points && r.verdict != "skipped") fmt::print("{}points: {}\n", pad, score.why);
   if (!r.output.empty() && (st.verbose || r.verdict == "crash" || r.verdict == "error" || r.verdict == "timeout"))
     fmt::print("{}output:\n{}\n", pad, indent(r.output, pad + "| "));
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the nvcc -gencode flags for the cuda_arch build option, one per line.
+"""Prints the nvcc -gencode flags for the gpu_arch build option, one per line.
 
 "auto": the architectures of the visible GPUs (nvidia-smi), or, with no GPU,
 the default list below. sm_75 is the oldest that nvcc 13 accepts; sm_90 is the

@@ -75,9 +75,9 @@ TEST_CASE("A missing threshold names the file and the check") {
 TEST_CASE("Malformed manifests give an error naming the file, the line and the field") {
   CHECK_THAT(error_of("[lab\ntitle = 1"), Catch::Contains("labs/x/lab.toml:1") && Catch::Contains("not valid TOML"));
   CHECK_THAT(error_of(replace(kGood, "points = 20", "points = \"twenty\"")),
-             Catch::Contains("lab.toml:13") && Catch::Contains("points must be a number"));
+             Catch::Contains("lab.toml:12") && Catch::Contains("'points' must be a number"));
   CHECK_THAT(error_of(replace(kGood, "kind = \"correctness\"", "kind = \"correct\"")),
-             Catch::Contains("lab.toml:12") && Catch::Contains("kind must be"));
+             Catch::Contains("lab.toml:11") && Catch::Contains("kind must be"));
   CHECK_THAT(error_of(replace(kGood, "requires = [\"square\"]", "requires = [\"squares\"]")),
              Catch::Contains("requires 'squares'"));
   CHECK_THAT(error_of(replace(kGood, "requires = [\"square\"]\n", "")),

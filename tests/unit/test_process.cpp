@@ -5,8 +5,16 @@
 
 using namespace cudalab;
 
+namespace {
+ProcessResult run(std::vector<std::string> argv) {
+  ProcessOptions o;
+  o.argv = std::move(argv);
+  return run_process(o);
+}
+}  // namespace
+
 TEST_CASE("A command's output and exit code are captured") {
-  const auto r = run_process({{"sh", "-c", "echo hello; echo oops >&2; exit 3"}});
+  const auto r = run({"sh", "-c", "echo hello; echo oops >&2; exit 3"});
   CHECK(r.started);
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.output, Catch::Contains("hello") && Catch::Contains("oops"));
@@ -24,7 +32,7 @@ TEST_CASE("A command that hangs is killed at its timeout, with the children it s
 }
 
 TEST_CASE("A crash is reported with the signal's name") {
-  const auto r = run_process({{"sh", "-c", "kill -SEGV $$"}});
+  const auto r = run({"sh", "-c", "kill -SEGV $$"});
   CHECK(r.signal == SIGSEGV);
   CHECK_THAT(r.describe(), Catch::Contains("SIGSEGV"));
 }
@@ -41,7 +49,7 @@ TEST_CASE("A printf flood is capped, keeping its beginning and its end") {
 }
 
 TEST_CASE("A command that does not exist is reported, not thrown") {
-  const auto r = run_process({{"/nonexistent/cudalab-test-binary"}});
+  const auto r = run({"/nonexistent/cudalab-test-binary"});
   CHECK(r.exit_code == 127);
   CHECK_THAT(r.output, Catch::Contains("cannot run"));
 }

@@ -71,8 +71,13 @@ ragged = { verdict = "fail", says = "boundary" }
 )", "expect.toml");
   CHECK(f.description == "no boundary checks");
   REQUIRE(f.expectations.size() == 2);
-  CHECK(f.expectations[1].verdict == "fail");
-  CHECK(f.expectations[1].says == "boundary");
+  const Expectation* ragged = f.find("ragged");
+  REQUIRE(ragged);
+  CHECK(ragged->verdict == "fail");
+  CHECK(ragged->says == "boundary");
+  REQUIRE(f.find("square"));
+  CHECK(f.find("square")->says.empty());
+  CHECK_FALSE(f.find("memory"));
   CHECK_THROWS_WITH(parse_expect("[expect]\nx = \"passes\"\n", "e.toml"), Catch::Contains("verdict must be"));
   CHECK(contains_phrase("Look at the Boundary checks", "boundary"));
 }
