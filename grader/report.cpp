@@ -43,7 +43,7 @@ std::string indent(const std::string& text, const std::string& pad) {
 std::string fmt_value(const Measurement& m) {
   if (m.unit == "ms") return fmt::format("{:.3f} ms", m.value);
   if (m.unit == "x") return fmt::format("{:.2f}x", m.value);
-  if (m.unit == "%") return fmt::format("{:.1f}%", m.value);
+  if (m.unit == "%") return fmt::format(m.value < 1 ? "{:.2f}%" : "{:.1f}%", m.value);
   if (m.unit.empty()) return fmt::format("{:g}", m.value);
   return fmt::format("{:.0f} {}", m.value, m.unit);
 }

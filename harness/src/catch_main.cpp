@@ -44,7 +44,8 @@ class RecordListener : public ListenerBase {
     const auto& r = stats.assertionResult;
     if (!r.isOk()) {
       std::string msg;
-      for (const auto& info : stats.infoMessages) msg += std::string(info.message) + "\n";
+      for (const auto& info : stats.infoMessages)  // FAIL's own message is among them too
+        if (!r.hasMessage() || info.message != r.getMessage()) msg += std::string(info.message) + "\n";
       if (r.hasExpression())
         msg += fmt::format("{} with expansion {}\n", r.getExpressionInMacro(), r.getExpandedExpression());
       if (r.hasMessage()) msg += std::string(r.getMessage());
@@ -71,7 +72,11 @@ CATCH_REGISTER_LISTENER(RecordListener)
 int main(int argc, char** argv) {
   Catch::Session session;
   std::string record, lab_toml, seed;
-  using namespace Catch::clara;
+#if CUDALAB_CATCH_V3
+  using Catch::Clara::Opt;
+#else
+  using Catch::clara::Opt;
+#endif
   session.cli(session.cli() |
               Opt(record, "file")["--record"]("write the machine-readable JSON record of the checks here") |
               Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |

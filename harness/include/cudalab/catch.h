@@ -1,7 +1,9 @@
-// cudalab/catch.h: Catch2 v2 (Debian 12) or v3 (Ubuntu 24.04).
+// cudalab/catch.h: Catch2 v2 (Debian 12's single header), or v3 where the
+// build found only v3 (it then defines CUDALAB_CATCH_V3_BUILD). The choice is
+// the build's, not __has_include's: a machine may have both.
 #pragma once
 
-#if __has_include(<catch2/catch_all.hpp>)
+#if defined(CUDALAB_CATCH_V3_BUILD)
 #include <catch2/catch_all.hpp>
 #define CUDALAB_CATCH_V3 1
 #else
