@@ -26,12 +26,13 @@ static_assert(VECTOR_BLOCK % 32 == 0,
 static_assert(VECTOR_BLOCK <= 1024, "a block may have at most 1024 threads");
 
 // matrix_add: a block of BLOCK_X x BLOCK_Y threads covers BLOCK_Y rows of
-// BLOCK_X columns.
+// BLOCK_X columns. A warp is 32 threads of consecutive threadIdx.x, so with
+// BLOCK_X = 32 each warp covers 32 consecutive floats of one row.
 constexpr int BLOCK_X = 32;
 constexpr int BLOCK_Y = 8;
-static_assert(BLOCK_X % 32 == 0,
-              "BLOCK_X must be a multiple of 32: a warp is 32 threads of consecutive threadIdx.x, "
-              "and its accesses are coalesced only if all 32 lie in one row");
+static_assert(BLOCK_X * BLOCK_Y % 32 == 0,
+              "a block of BLOCK_X x BLOCK_Y threads should be whole warps of 32, or the last warp of "
+              "every block runs partly empty");
 static_assert(BLOCK_X * BLOCK_Y <= 1024, "a block of BLOCK_X x BLOCK_Y threads: CUDA allows at most 1024");
 
 // ---------------------------------------------------------------------------

@@ -197,7 +197,7 @@ TEST_CASE("matrix add reaches the reference kernel's bandwidth at 8192x8192") {
                    fmt::format("matrix_add runs at {:.2f}x the speed of the reference kernel; this "
                                "check needs {:.2f}x. Does threadIdx.x run along a row (the column "
                                "index)? If it runs down a column, the 32 floats a warp touches are "
-                               "cols * 4 bytes apart and need 32 sectors of memory instead of 4. Keep "
-                               "BLOCK_X a multiple of 32, so that each warp lies in one row.",
+                               "cols * 4 bytes apart and need 32 sectors of memory instead of 4. With "
+                               "BLOCK_X = 32, each warp covers 32 consecutive floats of one row.",
                                ratio, need));
 }

@@ -119,9 +119,9 @@ void transpose_unpadded(const float* in, float* out, int rows, int cols) {
 
 // Not a transpose: out (rows x cols) = in, with the same blocks and the same
 // coalesced reads. It moves the same bytes as a transpose, so its speed is
-// the mark a transpose can hope to reach (on an H100 at 8192 x 8192 the
-// padded transpose measured 2780 GB/s and this copy 2496, 2026-11-22: the
-// mark is approximate).
+// the mark a transpose can hope to reach. On an H100 at 8192 x 8192 this copy
+// measured 2781 GB/s and transpose() 2771 (2026-11-22; the seed benchmark's
+// copy, without __restrict__, measured 2496): the mark is approximate.
 __global__ void copy_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
   const int col = blockIdx.x * TILE + threadIdx.x;
   const int row = blockIdx.y * TILE + threadIdx.y;
