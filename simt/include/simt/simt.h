@@ -1,0 +1,78 @@
+// simt/simt.h: controls and diagnostics of cudalab's CPU mode that are not
+// part of the CUDA API (for the harness, the cudalab tool and simt's tests).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace simt {
+
+// --- schedule: the order in which the fibers of a block run between barriers.
+//   inorder       thread 0, 1, 2, ... each runs until its next __syncthreads
+//                 (the default: the first thread runs ahead of all others, which
+//                 exposes a missing barrier at the first tile that is reused)
+//   reverse       the last thread first
+//   random:SEED   a new random order after every barrier, and a random order
+//                 of the blocks; reproducible from the seed
+// Set by CUDALAB_SIMT_SCHEDULE or set_schedule(); a bad spec throws
+// std::invalid_argument (the environment variable's: a warning, then inorder).
+void set_schedule(const std::string& spec);
+std::string schedule();
+
+// What went wrong in the last launch that failed, in words for the student:
+// the error, the thread and block, the address and the nearest allocation,
+// the source line when the kernel was compiled with -g. Empty if none did.
+const std::string& last_error_detail();
+
+// Tests only: forget every error, sticky ones included (a real CUDA process
+// would have to exit).
+void reset_errors_for_tests();
+
+// "file:line" for a code address, from the debug information (addr2line);
+// "" when there is none.
+std::string describe_code_address(const void* pc);
+
+}  // namespace simt
+
+// --- the access report (a TU compiled with simt's access-report flags; see
+// simt/README.md). Per source line of a kernel, the memory requests of the
+// warps of 32 consecutive threads: 32-byte sectors of global memory, bank
+// conflicts of shared memory (32 banks of 4 bytes), counted as Nsight Compute
+// counts them.
+namespace simt::access {
+
+struct LineStats {
+  std::string file;      // as the debug information names it
+  int line = 0;
+  std::string function;  // the kernel launched, as the launch wrote it (e.g. "transpose<32>")
+  std::string space;     // "global" or "shared"
+  bool store = false;
+  int bytes = 0;                   // bytes per thread of the widest access on the line
+  long long requests = 0;          // warp-level instructions executed
+  long long threads = 0;           // thread-level accesses (active lanes summed)
+  long long sectors = 0;           // global: 32-byte sectors touched
+  long long ideal_sectors = 0;     // global: sectors the bytes could have fitted in
+  long long wavefronts = 0;        // shared: passes through the banks
+  long long ideal_wavefronts = 0;  // shared: passes with no conflict
+  long long conflicts() const { return wavefronts - ideal_wavefronts; }
+  double sectors_per_request() const { return requests ? double(sectors) / requests : 0; }
+  double ideal_sectors_per_request() const { return requests ? double(ideal_sectors) / requests : 0; }
+  double conflicts_per_request() const { return requests ? double(conflicts()) / requests : 0; }
+};
+
+// Recording: on from the start when CUDALAB_SIMT_ACCESS_REPORT is set (to a
+// file, "-" for stderr; a name ending in .json gets JSON), where the report is
+// written at exit.
+void enable(bool on);
+bool enabled();
+// Blocks recorded per launch (the first ones; 0: all). Default 64, or
+// CUDALAB_SIMT_ACCESS_BLOCKS.
+void set_blocks_per_launch(long long blocks);
+void reset();
+// What was recorded so far, per source line, in file and line order.
+std::vector<LineStats> collect();
+std::string format_text(const std::vector<LineStats>& lines);
+std::string format_json(const std::vector<LineStats>& lines);
+
+}  // namespace simt::access

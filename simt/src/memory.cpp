@@ -1,0 +1,220 @@
+// simt/src/memory.cpp: device memory as host memory.
+//
+// Each allocation is its own mapping, between two inaccessible 64 KiB zones,
+// and its end is placed at the end of its pages (the start stays 256-byte
+// aligned, like cudaMalloc's): an access that strays past the end by more
+// than the rounding, or far outside, faults, and the scheduler turns the
+// fault into cudaErrorIllegalAddress, as the GPU does. Freed memory is
+// unmapped, so a use after cudaFree faults too. Copies check that the device
+// side lies inside one allocation (cudaErrorInvalidValue otherwise).
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <map>
+
+#include "internal.h"
+
+namespace simt::detail {
+
+namespace {
+
+constexpr std::size_t kFence = 64 * 1024;
+
+struct Mapping {
+  Allocation alloc;
+  void* map_base = nullptr;
+  std::size_t map_bytes = 0;
+};
+
+std::map<std::uintptr_t, Mapping>& allocations() {
+  static std::map<std::uintptr_t, Mapping> m;
+  return m;
+}
+
+const Allocation* g_cache = nullptr;
+std::size_t g_in_use = 0;
+
+std::size_t page_size() {
+  static const std::size_t p = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return p;
+}
+
+// What cudaMemGetInfo calls the device's memory: half the host's, at most 80 GB.
+std::size_t device_memory() {
+  static const std::size_t total = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    std::size_t host = pages > 0 ? static_cast<std::size_t>(pages) * page_size() : (std::size_t{8} << 30);
+    std::size_t t = host / 2;
+    return t > (std::size_t{80} << 30) ? (std::size_t{80} << 30) : t;
+  }();
+  return total;
+}
+
+cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
+  if (cudaError_t e = sync_point()) return fail(e);
+  if (!ptr) return fail(cudaErrorInvalidValue);
+  *ptr = nullptr;
+  if (bytes == 0) return cudaSuccess;
+  if (bytes > device_memory() || g_in_use + bytes > device_memory()) return fail(cudaErrorMemoryAllocation);
+  const std::size_t page = page_size();
+  const std::size_t data = (bytes + page - 1) / page * page;
+  const std::size_t total = data + 2 * kFence;
+  void* base = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
+  auto* first = static_cast<unsigned char*>(base) + kFence;
+  if (mprotect(first, data, PROT_READ | PROT_WRITE) != 0) {
+    munmap(base, total);
+    return fail(cudaErrorMemoryAllocation);
+  }
+  // The end of the data at the end of the pages, the start 256-byte aligned.
+  const std::size_t rounded = (bytes + 255) / 256 * 256;
+  unsigned char* user = first + (data - rounded);
+  Mapping m;
+  m.alloc = Allocation{reinterpret_cast<std::uintptr_t>(user), bytes, kind};
+  m.map_base = base;
+  m.map_bytes = total;
+  allocations()[m.alloc.base] = m;
+  g_cache = nullptr;
+  g_in_use += bytes;
+  *ptr = user;
+  return cudaSuccess;
+}
+
+cudaError_t release(void* ptr, bool host) {
+  if (cudaError_t e = sync_point()) return fail(e);
+  if (!ptr) return cudaSuccess;
+  auto& m = allocations();
+  auto it = m.find(reinterpret_cast<std::uintptr_t>(ptr));
+  if (it == m.end() || (it->second.alloc.kind == 2) != host) return fail(cudaErrorInvalidValue);
+  munmap(it->second.map_base, it->second.map_bytes);
+  g_in_use -= it->second.alloc.bytes;
+  m.erase(it);
+  g_cache = nullptr;
+  return cudaSuccess;
+}
+
+// True if [p, p + bytes) lies inside one allocation that the device can use.
+bool device_range(const void* p, std::size_t bytes) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  const Allocation* al = find_allocation(a);
+  return al && a + bytes <= al->base + al->bytes;
+}
+
+}  // namespace
+
+const Allocation* find_allocation(std::uintptr_t addr) {
+  if (g_cache && addr - g_cache->base < g_cache->bytes) return g_cache;
+  auto& m = allocations();
+  auto it = m.upper_bound(addr);
+  if (it == m.begin()) return nullptr;
+  --it;
+  const Allocation& a = it->second.alloc;
+  if (addr - a.base >= a.bytes) return nullptr;
+  g_cache = &a;
+  return &a;
+}
+
+std::string describe_address(std::uintptr_t addr) {
+  char buf[256];
+  auto& m = allocations();
+  const Allocation* best = nullptr;
+  std::uintptr_t best_distance = UINTPTR_MAX;
+  for (auto& [base, mapping] : m) {
+    const Allocation& a = mapping.alloc;
+    const std::uintptr_t d = addr < a.base ? a.base - addr : addr - (a.base + a.bytes) + 1;
+    if (d < best_distance) best_distance = d, best = &a;
+  }
+  if (!best || best_distance > (std::uintptr_t{1} << 30)) {
+    std::snprintf(buf, sizeof buf, "address 0x%" PRIxPTR ", which is not in or near any cudaMalloc allocation%s",
+                  addr, addr < 65536 ? " (a null pointer, or an offset from one)" : "");
+  } else if (addr < best->base) {
+    std::snprintf(buf, sizeof buf, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes before the start of a %zu-byte allocation",
+                  addr, best->base - addr, best->bytes);
+  } else {
+    std::snprintf(buf, sizeof buf, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes past the end of a %zu-byte allocation",
+                  addr, addr - (best->base + best->bytes), best->bytes);
+  }
+  return buf;
+}
+
+cudaError_t copy_checked(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  if (cudaError_t e = sync_point()) return fail(e);
+  if (bytes == 0) return cudaSuccess;
+  if (!dst || !src) return fail(cudaErrorInvalidValue);
+  const bool dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+  const bool src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return fail(cudaErrorInvalidMemcpyDirection);
+  if ((dst_dev && !device_range(dst, bytes)) || (src_dev && !device_range(src, bytes)))
+    return fail(cudaErrorInvalidValue);
+  std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+
+}  // namespace simt::detail
+
+using namespace simt::detail;
+
+cudaError_t cudaMalloc(void** ptr, size_t bytes) { return allocate(ptr, bytes, 0); }
+cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned) { return allocate(ptr, bytes, 1); }
+cudaError_t cudaMallocHost(void** ptr, size_t bytes) { return allocate(ptr, bytes, 2); }
+cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned) { return allocate(ptr, bytes, 2); }
+cudaError_t cudaFree(void* ptr) { return release(ptr, false); }
+cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
+
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
+  return copy_checked(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
+  return copy_checked(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                         size_t height, cudaMemcpyKind kind) {
+  if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
+  for (size_t r = 0; r < height; ++r) {
+    if (cudaError_t e = copy_checked(static_cast<char*>(dst) + r * dpitch,
+                                     static_cast<const char*>(src) + r * spitch, width, kind))
+      return e;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
+  if (cudaError_t e = sync_point()) return fail(e);
+  if (bytes == 0) return cudaSuccess;
+  if (!device_range(ptr, bytes)) return fail(cudaErrorInvalidValue);
+  std::memset(ptr, value, bytes);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t) {
+  return cudaMemset(ptr, value, bytes);
+}
+
+cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
+  if (cudaError_t e = sync_point()) return fail(e);
+  if (!free || !total) return fail(cudaErrorInvalidValue);
+  *total = device_memory();
+  *free = device_memory() - g_in_use;
+  return cudaSuccess;
+}
+
+namespace simt {
+
+cudaError_t copy_symbol(void* symbol, size_t symbol_bytes, void* dst, const void* src, size_t count,
+                        size_t offset, bool to_symbol) {
+  if (cudaError_t e = sync_point()) return fail(e);
+  if (offset > symbol_bytes || count > symbol_bytes - offset) return fail(cudaErrorInvalidValue);
+  char* s = static_cast<char*>(symbol) + offset;
+  if (to_symbol)
+    std::memmove(s, src, count);
+  else
+    std::memmove(dst, s, count);
+  return cudaSuccess;
+}
+
+}  // namespace simt

@@ -1,0 +1,794 @@
+// simt/src/scheduler.cpp: runs a grid on one host thread, each CUDA thread
+// a fiber.
+//
+// The blocks of a launch run one after another. Within a block, the
+// scheduler resumes the fibers one at a time, in the schedule's order; each
+// runs until it reaches a __syncthreads() or returns. When every fiber that
+// has not returned waits at a barrier, the barrier opens and the next round
+// begins. (Exited threads do not hold a barrier up, as on GPUs since Volta.)
+//
+// The default order, thread 0 first, lets one thread run a whole phase ahead
+// of the others: a kernel that lacks the barrier between reading a shared
+// tile and overwriting it with the next one then reads overwritten values at
+// any size, where on a GPU it often passes (a tiled matmul without its second
+// __syncthreads was right on an H100 up to 256^3). "random:SEED" shuffles the
+// order after every barrier, and the order of the blocks.
+//
+// Fibers are Boost.Context's fcontext (a switch is a few instructions and
+// no system call), on stacks of CUDALAB_SIMT_STACK_KB KiB (default 128) with
+// an inaccessible page below each. A fault in a fiber (SIGSEGV, SIGBUS,
+// SIGFPE, SIGILL), a failed assert(), __trap() or an exception stops the
+// launch: the next synchronising call returns the error CUDA would
+// (cudaErrorIllegalAddress, cudaErrorAssert, ...), sticky, and
+// simt::last_error_detail() says which thread did what where.
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "internal.h"
+#include "simt/device.h"
+#include "simt/simt.h"
+
+// --- the fiber switch.
+// On x86-64, a hand-written one: Boost.Context's jump_fcontext also saves and
+// restores the x87 control word and MXCSR, which cost more than the rest of
+// the switch together (measured: 45% of a 1000^3 tiled matmul's time went to
+// jump_fcontext, three quarters of it to fnstcw/fldcw). No fiber changes the
+// floating-point environment, so simt's switch keeps only the callee-saved
+// registers. Elsewhere, and with -DSIMT_USE_BOOST_CONTEXT, Boost.Context's.
+#if defined(__x86_64__) && !defined(SIMT_USE_BOOST_CONTEXT)
+namespace fctx {
+using fcontext_t = void*;
+struct transfer_t {
+  fcontext_t fctx;
+  void* data;
+};
+extern "C" transfer_t simt_jump_fcontext(fcontext_t to, void* data);
+extern "C" void simt_fcontext_trampoline();
+inline transfer_t jump_fcontext(fcontext_t to, void* data) { return simt_jump_fcontext(to, data); }
+// A context that, when first jumped to, calls fn(transfer_t{from, data}).
+inline fcontext_t make_fcontext(void* top, std::size_t, void (*fn)(transfer_t)) {
+  auto t = reinterpret_cast<std::uintptr_t>(top) & ~std::uintptr_t{15};
+  auto* slots = reinterpret_cast<void**>(t - 72);  // r12 r13 r14 r15 rbx rbp ret
+  for (int i = 0; i < 7; ++i) slots[i] = nullptr;
+  slots[4] = reinterpret_cast<void*>(fn);
+  slots[6] = reinterpret_cast<void*>(&simt_fcontext_trampoline);
+  return slots;
+}
+}  // namespace fctx
+// transfer_t simt_jump_fcontext(void* to, void* data): saves the callee-saved
+// registers on this stack, switches to `to`, and returns there {from, data}.
+__asm__(R"(
+    .text
+    .globl simt_jump_fcontext
+    .type simt_jump_fcontext, @function
+    .align 16
+simt_jump_fcontext:
+    .cfi_startproc
+    pushq %rbp
+    pushq %rbx
+    pushq %r15
+    pushq %r14
+    pushq %r13
+    pushq %r12
+    movq %rsp, %rax
+    movq %rdi, %rsp
+    popq %r12
+    popq %r13
+    popq %r14
+    popq %r15
+    popq %rbx
+    popq %rbp
+    popq %r8
+    movq %rsi, %rdx
+    jmp *%r8
+    .cfi_endproc
+    .size simt_jump_fcontext, .-simt_jump_fcontext
+
+    .globl simt_fcontext_trampoline
+    .type simt_fcontext_trampoline, @function
+    .align 16
+simt_fcontext_trampoline:
+    .cfi_startproc
+    .cfi_undefined rip
+    movq %rax, %rdi
+    movq %rdx, %rsi
+    callq *%rbx
+    ud2
+    .cfi_endproc
+    .size simt_fcontext_trampoline, .-simt_fcontext_trampoline
+)");
+#else
+#include <boost/context/detail/fcontext.hpp>
+namespace fctx = boost::context::detail;
+#endif
+
+// The built-in variables; the kernels see them as const (simt/device.h).
+uint3 simt_rt_thread_idx __asm__("simt_threadIdx") = {0, 0, 0};
+uint3 simt_rt_block_idx __asm__("simt_blockIdx") = {0, 0, 0};
+dim3 simt_rt_block_dim __asm__("simt_blockDim") = dim3(1, 1, 1);
+dim3 simt_rt_grid_dim __asm__("simt_gridDim") = dim3(1, 1, 1);
+
+namespace simt::detail {
+
+SharedRange static_shared;
+SharedRange dynamic_shared;
+std::map<const void*, int>& dynamic_smem_limits();  // device.cpp
+
+namespace {
+
+constexpr int kShared = 48 * 1024;
+constexpr int kSharedOptin = 227 * 1024;
+constexpr unsigned kMaxThreads = 1024;
+
+enum : std::intptr_t { kBarrier = 1, kDone = 2, kFault = 3 };
+enum class State : std::uint8_t { ready, barrier, done };
+
+struct Fiber {
+  fctx::fcontext_t ctx = nullptr;
+  uint3 tid{};
+  State state = State::ready;
+  const void* site = nullptr;  // the __syncthreads it waits at
+  int predicate = 0;
+};
+
+struct Launch {
+  const Site* site = nullptr;
+  Config cfg;
+  const void* kernel_key = nullptr;
+  ThreadBody body = nullptr;
+  void* closure = nullptr;
+  unsigned threads = 0;
+};
+
+// --- schedule
+enum class Order { inorder, reverse, random };
+Order g_order_kind = Order::inorder;
+std::uint64_t g_seed = 1;
+std::mt19937_64 g_rng;
+
+bool parse_schedule(const std::string& spec, Order& kind, std::uint64_t& seed) {
+  if (spec == "inorder" || spec.empty()) {
+    kind = Order::inorder;
+    return true;
+  }
+  if (spec == "reverse") {
+    kind = Order::reverse;
+    return true;
+  }
+  if (spec == "random") {
+    kind = Order::random, seed = 1;
+    return true;
+  }
+  if (spec.rfind("random:", 0) == 0) {
+    char* end = nullptr;
+    const std::string n = spec.substr(7);
+    seed = std::strtoull(n.c_str(), &end, 10);
+    if (n.empty() || !end || *end) return false;
+    kind = Order::random;
+    return true;
+  }
+  return false;
+}
+
+void init_schedule_from_env() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  if (const char* env = std::getenv("CUDALAB_SIMT_SCHEDULE")) {
+    if (!parse_schedule(env, g_order_kind, g_seed)) {
+      std::fprintf(stderr,
+                   "cudalab CPU mode: CUDALAB_SIMT_SCHEDULE=%s is not a schedule (inorder, reverse, "
+                   "random:SEED); using inorder\n",
+                   env);
+      g_order_kind = Order::inorder;
+    }
+  }
+  g_rng.seed(g_seed);
+}
+
+// --- fiber stacks: one mapping, a guard page below each stack.
+std::size_t g_page = 0;
+std::size_t g_stack_bytes = 0;
+unsigned char* g_stacks = nullptr;
+
+void init_stacks() {
+  if (g_stacks) return;
+  g_page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::size_t kib = 128;
+  if (const char* env = std::getenv("CUDALAB_SIMT_STACK_KB")) {
+    const long long v = std::atoll(env);
+    if (v >= 16) kib = static_cast<std::size_t>(v);
+  }
+  g_stack_bytes = (kib * 1024 + g_page - 1) / g_page * g_page;
+  const std::size_t slot = g_stack_bytes + g_page;
+  void* p = mmap(nullptr, slot * kMaxThreads, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "cudalab CPU mode: cannot map %zu bytes of fiber stacks\n", slot * kMaxThreads);
+    std::abort();
+  }
+  g_stacks = static_cast<unsigned char*>(p);
+  for (unsigned i = 0; i < kMaxThreads; ++i) mprotect(g_stacks + i * slot, g_page, PROT_NONE);
+}
+
+// Staggered by 64 bytes a thread: tops a page apart would all fall in the
+// same set of the L1 cache, and switching fibers would thrash it.
+void* stack_top(unsigned i) { return g_stacks + (i + 1) * (g_stack_bytes + g_page) - (i % 64) * 64; }
+
+bool in_stack_guard(std::uintptr_t addr) {
+  if (!g_stacks) return false;
+  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(g_stacks);
+  const std::size_t slot = g_stack_bytes + g_page;
+  if (addr < base || addr >= base + slot * kMaxThreads) return false;
+  return (addr - base) % slot < g_page;
+}
+
+// --- shared memory: static __shared__ variables get slots of an arena;
+// dynamic shared memory is one buffer. Both are poisoned (0xFF bytes, a
+// NaN as float) before each block: shared memory starts undefined on a GPU.
+constexpr std::size_t kArenaBytes = std::size_t{64} << 20;
+constexpr std::size_t kDynamicBytes = 256 * 1024;
+unsigned char* g_arena = nullptr;
+std::size_t g_arena_used = 0;
+unsigned char* g_dynamic = nullptr;
+std::map<const void*, std::size_t> g_static_bytes;  // per kernel key
+
+unsigned char* map_or_die(std::size_t bytes, const char* what) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::fprintf(stderr, "cudalab CPU mode: cannot map %zu bytes of %s\n", bytes, what);
+    std::abort();
+  }
+  return static_cast<unsigned char*>(p);
+}
+
+// --- the running launch
+std::vector<Fiber> g_fibers;
+std::vector<unsigned> g_order;
+Launch g_launch;
+bool g_running = false;
+bool g_in_fiber = false;
+unsigned g_current = 0;
+fctx::fcontext_t g_sched = nullptr;
+int g_barrier_count = 0, g_barrier_arrived = 0;
+std::set<std::string> g_warned;
+
+struct Fault {
+  cudaError_t error = cudaSuccess;
+  std::string what;  // composed outside signal handlers
+  // Filled by the signal handler (no allocation there).
+  int sig = 0;
+  std::uintptr_t addr = 0, pc = 0;
+  bool write = false, known_rw = false, no_address = false;
+  uint3 thread{}, block{};
+};
+Fault g_fault;
+sigjmp_buf g_abort;
+
+const char* kernel_name() { return g_launch.site && g_launch.site->kernel ? g_launch.site->kernel : "kernel"; }
+
+std::string where_launched() {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%s (launched at %s:%d)", kernel_name(),
+                g_launch.site ? g_launch.site->file : "?", g_launch.site ? g_launch.site->line : 0);
+  return buf;
+}
+
+std::string thread_block(uint3 t, uint3 b) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "thread (%u,%u,%u) of block (%u,%u,%u)", t.x, t.y, t.z, b.x, b.y, b.z);
+  return buf;
+}
+
+// A fault raised by code running in a fiber (not a signal): stop the launch.
+[[noreturn]] void fault_from_fiber(cudaError_t e, const std::string& what) {
+  g_fault.error = e;
+  g_fault.what = what;
+  g_fault.thread = g_fibers[g_current].tid;
+  g_fault.block = simt_rt_block_idx;
+  fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kFault));
+  __builtin_unreachable();
+}
+
+void fiber_entry(fctx::transfer_t t) {
+  g_sched = t.fctx;
+  std::string thrown;
+  try {
+    g_launch.body(g_launch.closure);
+  } catch (const std::exception& e) {
+    thrown = e.what();
+    thrown = "threw an exception: " + thrown;
+  } catch (...) {
+    thrown = "threw an exception";
+  }
+  if (!thrown.empty()) fault_from_fiber(cudaErrorLaunchFailure, thrown);
+  fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kDone));
+  __builtin_unreachable();
+}
+
+// --- signals: a fault in a fiber ends the launch (siglongjmp restores the
+// signal mask); elsewhere the previous handler (Catch2's, or the default)
+// gets it.
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+struct sigaction g_old_actions[4];
+stack_t g_old_altstack;
+alignas(64) unsigned char g_altstack[64 * 1024];
+
+void on_signal(int sig, siginfo_t* info, void* uctx) {
+  if (!g_in_fiber) {
+    for (int i = 0; i < 4; ++i)
+      if (kSignals[i] == sig) sigaction(sig, &g_old_actions[i], nullptr);
+    return;  // the instruction faults again, under the previous handler
+  }
+  g_fault.sig = sig;
+  g_fault.addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  // A general-protection fault (an address outside the address space) has
+  // no address and no read/write bit.
+  g_fault.no_address = sig == SIGSEGV && info->si_code == SI_KERNEL;
+#if defined(__x86_64__)
+  auto* uc = static_cast<ucontext_t*>(uctx);
+  g_fault.pc = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  if (sig == SIGSEGV && !g_fault.no_address) {
+    g_fault.known_rw = true;
+    g_fault.write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  }
+#else
+  (void)uctx;
+#endif
+  g_fault.thread = g_fibers[g_current].tid;
+  g_fault.block = simt_rt_block_idx;
+  g_in_fiber = false;
+  siglongjmp(g_abort, 1);
+}
+
+void install_handlers() {
+  stack_t ss{};
+  ss.ss_sp = g_altstack;
+  ss.ss_size = sizeof g_altstack;
+  sigaltstack(&ss, &g_old_altstack);
+  struct sigaction sa{};
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < 4; ++i) sigaction(kSignals[i], &sa, &g_old_actions[i]);
+}
+
+void restore_handlers() {
+  for (int i = 0; i < 4; ++i) sigaction(kSignals[i], &g_old_actions[i], nullptr);
+  if (g_old_altstack.ss_flags & SS_DISABLE || g_old_altstack.ss_sp == nullptr) {
+    stack_t off{};
+    off.ss_flags = SS_DISABLE;
+    sigaltstack(&off, nullptr);
+  } else {
+    sigaltstack(&g_old_altstack, nullptr);
+  }
+}
+
+std::string describe_signal_fault() {
+  std::string s;
+  const std::string who = thread_block(g_fault.thread, g_fault.block);
+  const std::string line = describe_code_address(reinterpret_cast<const void*>(g_fault.pc));
+  switch (g_fault.sig) {
+    case SIGSEGV:
+    case SIGBUS:
+      if (in_stack_guard(g_fault.addr)) {
+        g_fault.error = cudaErrorHardwareStackError;
+        s = who + " overflowed its stack (deep recursion or a large local array; CPU mode gives each "
+                  "thread CUDALAB_SIMT_STACK_KB KiB, default 128)";
+      } else if (g_fault.no_address) {
+        g_fault.error = cudaErrorIllegalAddress;
+        s = who + " accessed an address outside the address space, far from any cudaMalloc allocation";
+      } else {
+        g_fault.error = cudaErrorIllegalAddress;
+        s = who + (g_fault.known_rw ? (g_fault.write ? " wrote to " : " read from ") : " accessed ") +
+            describe_address(g_fault.addr);
+      }
+      break;
+    case SIGFPE:
+      g_fault.error = cudaErrorLaunchFailure;
+      s = who + " divided an integer by zero (a GPU gives an undefined result there; CPU mode stops)";
+      break;
+    default:
+      g_fault.error = cudaErrorIllegalInstruction;
+      s = who + " executed an illegal instruction";
+  }
+  if (!line.empty()) s += " at " + line;
+  return s;
+}
+
+void poison_shared() {
+  if (g_arena_used) std::memset(g_arena, 0xFF, g_arena_used);
+  if (g_launch.cfg.smem) std::memset(g_dynamic, 0xFF, g_launch.cfg.smem);
+}
+
+void make_order(unsigned n) {
+  g_order.resize(n);
+  for (unsigned i = 0; i < n; ++i) g_order[i] = g_order_kind == Order::reverse ? n - 1 - i : i;
+  if (g_order_kind == Order::random) std::shuffle(g_order.begin(), g_order.end(), g_rng);
+}
+
+void warn_once(const std::string& key, const std::string& message) {
+  if (!g_warned.insert(key).second) return;
+  std::fprintf(stderr, "cudalab CPU mode: warning: %s\n", message.c_str());
+}
+
+void release_barrier(unsigned n) {
+  const void* site = nullptr;
+  bool divergent = false;
+  int count = 0, arrived = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    Fiber& f = g_fibers[i];
+    if (f.state != State::barrier) continue;
+    if (!site) site = f.site;
+    if (f.site != site) divergent = true;
+    count += f.predicate != 0;
+    ++arrived;
+    f.state = State::ready;
+  }
+  g_barrier_count = count;
+  g_barrier_arrived = arrived;
+  if (divergent) {
+    // Compare source lines, not addresses: the compiler may copy a barrier.
+    std::set<std::string> lines;
+    for (unsigned i = 0; i < n; ++i)
+      if (g_fibers[i].state == State::ready && g_fibers[i].site)
+        lines.insert(describe_code_address(static_cast<const char*>(g_fibers[i].site) - 1));
+    if (lines.size() > 1) {
+      std::string list;
+      for (const auto& l : lines) list += (list.empty() ? "" : ", ") + (l.empty() ? std::string("?") : l);
+      warn_once(std::string("divergent:") + kernel_name(),
+                "in " + where_launched() + ", the threads of a block wait at different __syncthreads() (" + list +
+                    "). On a GPU that is undefined behaviour: it may hang or give wrong results. CPU mode "
+                    "lets them all pass.");
+    }
+  }
+  if (g_order_kind == Order::random) std::shuffle(g_order.begin(), g_order.end(), g_rng);
+}
+
+// Runs one block; false if a fiber faulted (not by a signal: that longjmps).
+bool run_block(uint3 bidx, long long linear) {
+  simt_rt_block_idx = bidx;
+  poison_shared();
+  const unsigned n = g_launch.threads;
+  const dim3 bd = g_launch.cfg.block;
+  for (unsigned i = 0; i < n; ++i) {
+    Fiber& f = g_fibers[i];
+    f.ctx = fctx::make_fcontext(stack_top(i), g_stack_bytes, fiber_entry);
+    f.tid = uint3{i % bd.x, (i / bd.x) % bd.y, i / (bd.x * bd.y)};
+    f.state = State::ready;
+  }
+  if (g_order_kind == Order::random) std::shuffle(g_order.begin(), g_order.end(), g_rng);
+  const bool record = access_record_block(linear);
+  if (record) access_begin_block(n);
+  for (;;) {
+    unsigned at_barrier = 0;
+    for (unsigned k = 0; k < n; ++k) {
+      const unsigned i = g_order[k];
+      Fiber& f = g_fibers[i];
+      if (f.state != State::ready) continue;
+      g_current = i;
+      simt_rt_thread_idx = f.tid;
+      if (record) access_set_thread(i);
+      simt_access_active = record;
+      g_in_fiber = true;
+      const fctx::transfer_t t = fctx::jump_fcontext(f.ctx, nullptr);
+      g_in_fiber = false;
+      simt_access_active = 0;
+      f.ctx = t.fctx;
+      switch (reinterpret_cast<std::intptr_t>(t.data)) {
+        case kBarrier: f.state = State::barrier; ++at_barrier; break;
+        case kDone: f.state = State::done; break;
+        default: return false;
+      }
+    }
+    if (at_barrier == 0) break;
+    release_barrier(n);
+    if (record) access_barrier();
+  }
+  if (record) access_end_block();
+  return true;
+}
+
+// Why CUDA would refuse this launch, or cudaSuccess.
+cudaError_t check_config(const Config& c, std::string& why) {
+  const dim3 g = c.grid, b = c.block;
+  char buf[256];
+  if (g.x == 0 || g.y == 0 || g.z == 0) {
+    std::snprintf(buf, sizeof buf, "the grid (%u, %u, %u) has a dimension of 0", g.x, g.y, g.z);
+    why = buf;
+    return cudaErrorInvalidValue;  // CUDA 13: "invalid argument"
+  }
+  if (g.x > 2147483647u || g.y > 65535u || g.z > 65535u) {
+    std::snprintf(buf, sizeof buf, "the grid (%u, %u, %u) exceeds the limits (2^31-1, 65535, 65535)", g.x, g.y, g.z);
+    why = buf;
+    return cudaErrorInvalidConfiguration;
+  }
+  const unsigned long long threads = 1ULL * b.x * b.y * b.z;
+  if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > 1024 || b.y > 1024 || b.z > 64 || threads > kMaxThreads) {
+    std::snprintf(buf, sizeof buf,
+                  "the block (%u, %u, %u) has %llu threads; a block has 1 to 1024 threads, at most "
+                  "(1024, 1024, 64) in each dimension",
+                  b.x, b.y, b.z, threads);
+    why = buf;
+    return cudaErrorInvalidConfiguration;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t check_shared(const Launch& l, std::string& why) {
+  auto it = g_static_bytes.find(l.kernel_key);
+  const std::size_t stat = it == g_static_bytes.end() ? 0 : it->second;
+  int limit = kShared - static_cast<int>(stat);
+  if (l.kernel_key) {
+    auto lim = dynamic_smem_limits().find(l.kernel_key);
+    if (lim != dynamic_smem_limits().end()) limit = lim->second;
+  }
+  char buf[512];
+  if (stat > static_cast<std::size_t>(kShared)) {
+    std::snprintf(buf, sizeof buf,
+                  "%s declares %zu bytes of static __shared__ memory; a block may have 48 KiB "
+                  "(nvcc refuses to compile this: \"uses too much shared data\")",
+                  kernel_name(), stat);
+    why = buf;
+    return cudaErrorInvalidValue;
+  }
+  if (l.cfg.smem > static_cast<std::size_t>(limit) || stat + l.cfg.smem > static_cast<std::size_t>(kSharedOptin)) {
+    std::snprintf(buf, sizeof buf,
+                  "%s asks for %zu bytes of dynamic shared memory, more than its limit of %d bytes "
+                  "(48 KiB less the static shared memory, unless cudaFuncSetAttribute("
+                  "cudaFuncAttributeMaxDynamicSharedMemorySize) raised it, up to 227 KiB in all)",
+                  kernel_name(), l.cfg.smem, limit);
+    why = buf;
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+void warn_host_pointers(const Site& site, const ArgInfo* pointers, int n) {
+  for (int i = 0; i < n; ++i) {
+    const auto a = reinterpret_cast<std::uintptr_t>(pointers[i].pointer);
+    if (a == 0 || find_allocation(a)) continue;
+    char key[600], msg[800];
+    std::snprintf(key, sizeof key, "hostptr:%s:%d:%d", site.file, site.line, pointers[i].index);
+    std::snprintf(msg, sizeof msg,
+                  "argument %d of %s, launched at %s:%d, is the pointer 0x%" PRIxPTR
+                  ", which cudaMalloc did not return: a GPU cannot use host memory that way (reading it "
+                  "would be an illegal memory access). CPU mode runs the kernel anyway.",
+                  pointers[i].index + 1, site.kernel, site.file, site.line, a);
+    warn_once(key, msg);
+  }
+}
+
+
+enum GridStatus { kGridOk, kGridFault, kGridSignal, kGridShared };
+volatile int g_grid_status = kGridOk;
+std::string g_grid_why;
+
+// Runs every block of g_launch; a signal in a fiber longjmps out of here.
+int run_grid() {
+  const Launch& l = g_launch;
+  const bool known_static = g_static_bytes.count(l.kernel_key) != 0;
+  const unsigned long long gx = l.cfg.grid.x, gy = l.cfg.grid.y, gz = l.cfg.grid.z;
+  const unsigned long long blocks = gx * gy * gz;
+  // random: visit the blocks in the order a*i + c (mod blocks), a coprime to blocks.
+  unsigned long long a = 1, c = 0;
+  if (g_order_kind == Order::random && blocks > 1) {
+    do a = g_rng() % blocks; while (a == 0 || std::gcd(a, blocks) != 1);
+    c = g_rng() % blocks;
+  }
+  install_handlers();
+  for (unsigned long long i = 0; i < blocks; ++i) {
+    const unsigned long long b =
+        a == 1 && c == 0 ? i : static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * i + c) % blocks);
+    const uint3 bidx{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
+                     static_cast<unsigned>(b / (gx * gy))};
+    if (!run_block(bidx, static_cast<long long>(b))) return kGridFault;
+    if (i == 0 && !known_static) {
+      // The first block allocated the kernel's static __shared__ variables.
+      g_static_bytes[l.kernel_key];
+      static_shared.hi = reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used;
+      if (check_shared(l, g_grid_why) != cudaSuccess) return kGridShared;
+    }
+  }
+  return kGridOk;
+}
+}  // namespace
+
+}  // namespace simt::detail
+
+namespace simt {
+
+void launch_erased(const Site& site, const Config& cfg, const void* kernel, ThreadBody body, void* closure,
+                   const ArgInfo* pointers, int n_pointers) {
+  using namespace detail;
+  if (g_running) {
+    set_detail("a kernel launched another kernel (dynamic parallelism), which CPU mode does not simulate");
+    fail(cudaErrorNotSupported);
+    return;
+  }
+  if (cudaError_t e = sync_point()) {
+    fail(e);
+    return;
+  }
+  init_schedule_from_env();
+  std::string why;
+  if (cudaError_t e = check_config(cfg, why)) {
+    set_detail(std::string(site.kernel) + " at " + site.file + ":" + std::to_string(site.line) + ": " + why);
+    fail(e);
+    return;
+  }
+  Launch l;
+  l.site = &site;
+  l.cfg = cfg;
+  l.kernel_key = kernel ? kernel : static_cast<const void*>(site.kernel);
+  l.body = body;
+  l.closure = closure;
+  l.threads = cfg.block.x * cfg.block.y * cfg.block.z;
+  g_launch = l;
+  if (cudaError_t e = check_shared(l, why)) {
+    set_detail(why);
+    fail(e);
+    return;
+  }
+  warn_host_pointers(site, pointers, n_pointers);
+
+  init_stacks();
+  if (!g_arena) {
+    g_arena = map_or_die(kArenaBytes, "static shared memory");
+    g_dynamic = map_or_die(kDynamicBytes, "dynamic shared memory");
+    std::memset(g_dynamic, 0xFF, kDynamicBytes);
+  }
+  static_shared = SharedRange{reinterpret_cast<std::uintptr_t>(g_arena),
+                              reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used};
+  dynamic_shared = SharedRange{reinterpret_cast<std::uintptr_t>(g_dynamic),
+                               reinterpret_cast<std::uintptr_t>(g_dynamic) + cfg.smem};
+  g_fibers.assign(l.threads, Fiber{});
+  make_order(l.threads);
+  simt_rt_block_dim = cfg.block;
+  simt_rt_grid_dim = cfg.grid;
+  g_fault = Fault{};
+  access_begin_launch(site, cfg);
+
+  g_running = true;
+  if (sigsetjmp(g_abort, 1) == 0) {
+    g_grid_status = run_grid();
+  } else {
+    g_grid_status = kGridSignal;
+  }
+  restore_handlers();
+  g_running = false;
+  g_in_fiber = false;
+  simt_access_active = 0;
+  if (g_grid_status == kGridShared) {
+    set_detail(g_grid_why);
+    fail(cudaErrorInvalidValue);
+    return;
+  }
+  if (g_grid_status != kGridOk) {
+    const std::string what = g_grid_status == kGridSignal
+                                 ? describe_signal_fault()
+                                 : thread_block(g_fault.thread, g_fault.block) + " " + g_fault.what;
+    const std::string msg = std::string(cudaGetErrorName(g_fault.error)) + " in " + where_launched() + ": " + what;
+    std::fprintf(stderr, "cudalab CPU mode: %s\n", msg.c_str());
+    set_pending(g_fault.error, msg);
+  }
+}
+
+void set_schedule(const std::string& spec) {
+  detail::init_schedule_from_env();
+  if (!detail::parse_schedule(spec, detail::g_order_kind, detail::g_seed))
+    throw std::invalid_argument("not a schedule: \"" + spec + "\" (inorder, reverse, random:SEED)");
+  detail::g_rng.seed(detail::g_seed);
+}
+
+std::string schedule() {
+  detail::init_schedule_from_env();
+  switch (detail::g_order_kind) {
+    case detail::Order::inorder: return "inorder";
+    case detail::Order::reverse: return "reverse";
+    case detail::Order::random: return "random:" + std::to_string(detail::g_seed);
+  }
+  return "?";
+}
+
+void* dynamic_shared_memory() {
+  if (!detail::g_dynamic) {
+    detail::g_dynamic = detail::map_or_die(detail::kDynamicBytes, "dynamic shared memory");
+    std::memset(detail::g_dynamic, 0xFF, detail::kDynamicBytes);
+  }
+  return detail::g_dynamic;
+}
+
+void* shared_storage(std::size_t bytes, std::size_t align) {
+  using namespace detail;
+  if (!g_arena) g_arena = map_or_die(kArenaBytes, "static shared memory");
+  if (align < 16) align = 16;
+  std::size_t at = (g_arena_used + align - 1) / align * align;
+  if (at + bytes > kArenaBytes) {
+    std::fprintf(stderr, "cudalab CPU mode: more than %zu MiB of static __shared__ variables\n", kArenaBytes >> 20);
+    std::abort();
+  }
+  g_arena_used = at + bytes;
+  std::memset(g_arena + at, 0xFF, bytes);
+  if (g_running) {
+    g_static_bytes[g_launch.kernel_key] += bytes;
+    static_shared.hi = reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used;
+  }
+  return g_arena + at;
+}
+
+}  // namespace simt
+
+// --- the device functions
+
+void __syncthreads() {
+  using namespace simt::detail;
+  if (!g_in_fiber) return;
+  Fiber& f = g_fibers[g_current];
+  f.site = __builtin_return_address(0);
+  f.predicate = 0;
+  const fctx::transfer_t t = fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kBarrier));
+  g_sched = t.fctx;
+}
+
+namespace {
+int sync_with(int predicate, const void* site) {
+  using namespace simt::detail;
+  if (!g_in_fiber) return predicate != 0;
+  Fiber& f = g_fibers[g_current];
+  f.site = site;
+  f.predicate = predicate;
+  const fctx::transfer_t t = fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kBarrier));
+  g_sched = t.fctx;
+  return g_barrier_count;
+}
+}  // namespace
+
+int __syncthreads_count(int predicate) { return sync_with(predicate, __builtin_return_address(0)); }
+int __syncthreads_and(int predicate) {
+  const int n = sync_with(predicate, __builtin_return_address(0));
+  return n == simt::detail::g_barrier_arrived;
+}
+int __syncthreads_or(int predicate) { return sync_with(predicate, __builtin_return_address(0)) > 0; }
+
+void __trap() {
+  using namespace simt::detail;
+  if (!g_in_fiber) std::abort();
+  fault_from_fiber(cudaErrorLaunchFailure, "called __trap()");
+}
+
+// assert() in a kernel: the GPU's message and cudaErrorAssert, not an abort
+// of the whole test program. Elsewhere glibc's own.
+extern "C" void __assert_fail(const char* assertion, const char* file, unsigned int line,
+                              const char* function) noexcept {
+  using namespace simt::detail;
+  if (g_in_fiber) {
+    const uint3 t = g_fibers[g_current].tid, b = simt_rt_block_idx;
+    std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line,
+                 function, b.x, b.y, b.z, t.x, t.y, t.z, assertion);
+    char buf[1024];
+    std::snprintf(buf, sizeof buf, "failed assert(%s) at %s:%u", assertion, file, line);
+    fault_from_fiber(cudaErrorAssert, buf);
+  }
+  using Real = void (*)(const char*, const char*, unsigned int, const char*);
+  if (auto real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "__assert_fail"))) real(assertion, file, line, function);
+  std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, assertion);
+  std::abort();
+}
