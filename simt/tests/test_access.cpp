@@ -1,0 +1,102 @@
+// The access report's figures on the four textbook cases: coalesced float
+// loads 4 sectors per request, swapped rows and columns 32, the transpose's
+// shared loads from a padded tile 0 bank conflicts per request, from an
+// unpadded one 31 (as Nsight Compute counts a 32-way conflict).
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "access_kernels.h"
+#include "simt/simt.h"
+#include "util.h"
+
+namespace {
+
+using simt::access::LineStats;
+
+std::vector<LineStats> record(void (*run)()) {
+  simt::access::reset();
+  simt::access::enable(true);
+  run();
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  simt::access::enable(false);
+  const auto lines = simt::access::collect();
+  INFO(simt::access::format_text(lines));
+  REQUIRE(!lines.empty());
+  return lines;
+}
+
+const LineStats& find(const std::vector<LineStats>& lines, const std::string& function, const std::string& space,
+                      bool store) {
+  for (const auto& l : lines)
+    if (l.function.find(function) != std::string::npos && l.space == space && l.store == store) return l;
+  FAIL("no " << space << (store ? " store" : " load") << " in " << function << ":\n"
+             << simt::access::format_text(lines));
+  throw 0;
+}
+
+}  // namespace
+
+TEST_CASE("coalesced float loads take 4 sectors per request") {
+  const auto lines = record([] {
+    DeviceBuffer<float> in(1 << 16), out(1 << 16);
+    run_copy_coalesced(in.get(), out.get(), 1 << 16);
+  });
+  const LineStats& load = find(lines, "copy_coalesced", "global", false);
+  CHECK(load.requests == 64 * 256 / 32);  // 64 blocks recorded, 8 warps each
+  CHECK(load.sectors_per_request() == 4.0);
+  CHECK(load.ideal_sectors_per_request() == 4.0);
+  CHECK(load.bytes == 4);
+  CHECK(load.file.find("access_kernels.cu") != std::string::npos);
+  CHECK(load.line == 12);
+  const LineStats& store = find(lines, "copy_coalesced", "global", true);
+  CHECK(store.sectors_per_request() == 4.0);
+}
+
+TEST_CASE("swapped rows and columns take 32 sectors per request") {
+  const auto lines = record([] {
+    DeviceBuffer<float> in(256 * 256), out(256 * 256);
+    run_copy_swapped(in.get(), out.get(), 256, 256);
+  });
+  const LineStats& load = find(lines, "copy_swapped", "global", false);
+  CHECK(load.sectors_per_request() == 32.0);
+  CHECK(load.ideal_sectors_per_request() == 4.0);
+}
+
+TEST_CASE("a padded transpose tile has no bank conflicts; an unpadded one 31 per request") {
+  auto transpose = [](bool padded) {
+    simt::access::reset();
+    simt::access::enable(true);
+    DeviceBuffer<float> in(256 * 256), out(256 * 256);
+    run_transpose(in.get(), out.get(), 256, 256, padded);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    simt::access::enable(false);
+    return simt::access::collect();
+  };
+  const auto padded = transpose(true);
+  const LineStats& pload = find(padded, "transpose_tile", "shared", false);
+  CHECK(pload.conflicts_per_request() == 0.0);
+  CHECK(find(padded, "transpose_tile", "shared", true).conflicts_per_request() == 0.0);
+  CHECK(find(padded, "transpose_tile", "global", false).sectors_per_request() == 4.0);
+  CHECK(find(padded, "transpose_tile", "global", true).sectors_per_request() == 4.0);
+
+  const auto unpadded = transpose(false);
+  const LineStats& uload = find(unpadded, "transpose_tile", "shared", false);
+  CHECK(uload.conflicts_per_request() == 31.0);
+  CHECK(uload.wavefronts == 32 * uload.requests);
+  CHECK(find(unpadded, "transpose_tile", "shared", true).conflicts_per_request() == 0.0);
+  INFO(simt::access::format_text(unpadded));
+  CHECK(simt::access::format_text(unpadded).find("31.00 bank conflicts/request") != std::string::npos);
+}
+
+TEST_CASE("nothing is recorded while the report is off") {
+  simt::access::reset();
+  simt::access::enable(false);
+  DeviceBuffer<float> in(1024), out(1024);
+  run_copy_coalesced(in.get(), out.get(), 1024);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(simt::access::collect().empty());
+}

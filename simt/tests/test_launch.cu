@@ -1,0 +1,208 @@
+// simt's launch errors and execution errors: CUDA's codes and strings.
+#include <catch2/catch.hpp>
+
+#include <cassert>
+#include <string>
+
+#include "simt/simt.h"
+#include "util.h"
+
+namespace {
+
+__global__ void touch(int* out) {
+  if (out) out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+}
+
+__global__ void uses_dynamic(float* out) {
+  extern __shared__ float dyn[];
+  dyn[threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = dyn[(threadIdx.x + 1) % blockDim.x];
+}
+
+__global__ void big_static(float* out) {
+  __shared__ float tile[10 * 1024];  // 40 KiB
+  tile[threadIdx.x] = 2.0f;
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+
+__global__ void wild_write(float* p, long long offset) { p[offset + threadIdx.x] = 1.0f; }
+
+__global__ void null_read(const float* p, float* out) { out[threadIdx.x] = p[threadIdx.x + 8]; }
+
+__global__ void asserts(int* out) {
+  assert(threadIdx.x < 40);
+  out[threadIdx.x] = 1;
+}
+
+__device__ int deep(int n) {
+  volatile char pad[4096];
+  pad[n % 4096] = static_cast<char>(n);
+  return n == 0 ? pad[0] : deep(n - 1) + pad[n % 4096];
+}
+
+__global__ void recurse(int* out, int n) { out[threadIdx.x] = deep(n); }
+
+void clear() {
+  simt::reset_errors_for_tests();
+  cudaGetLastError();
+}
+
+}  // namespace
+
+TEST_CASE("error names and strings are CUDA's") {
+  CHECK(std::string(cudaGetErrorString(cudaErrorInvalidConfiguration)) == "invalid configuration argument");
+  CHECK(std::string(cudaGetErrorName(cudaErrorInvalidConfiguration)) == "cudaErrorInvalidConfiguration");
+  CHECK(std::string(cudaGetErrorString(cudaErrorInvalidValue)) == "invalid argument");
+  CHECK(std::string(cudaGetErrorString(cudaErrorIllegalAddress)) == "an illegal memory access was encountered");
+  CHECK(std::string(cudaGetErrorString(cudaErrorAssert)) == "device-side assert triggered");
+  CHECK(std::string(cudaGetErrorString(cudaSuccess)) == "no error");
+  CHECK(cudaErrorIllegalAddress == 700);
+  CHECK(cudaErrorInvalidConfiguration == 9);
+}
+
+TEST_CASE("a block of more than 1024 threads is an invalid configuration, and not sticky") {
+  clear();
+  DeviceBuffer<int> out(2048);
+  touch<<<1, 1025>>>(out.get());
+  CHECK(cudaPeekAtLastError() == cudaErrorInvalidConfiguration);
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  CHECK(cudaGetLastError() == cudaSuccess);  // read once, then cleared
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("1025 threads"));
+  touch<<<dim3(1), dim3(32, 33)>>>(out.get());
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  touch<<<dim3(1), dim3(1, 1, 65)>>>(out.get());
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  touch<<<1, 0>>>(out.get());
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  // Nothing ran, and the next launch works.
+  touch<<<2, 1024>>>(out.get());
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("a grid dimension of 0 is an invalid argument (CUDA 13); a grid too tall an invalid configuration") {
+  clear();
+  DeviceBuffer<int> out(16);
+  const int n = 10;
+  touch<<<n / 16, 16>>>(out.get());  // floor division: 0 blocks
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  touch<<<dim3(1, 65536), 1>>>(nullptr);
+  CHECK(cudaGetLastError() == cudaErrorInvalidConfiguration);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("too much shared memory: 48 KiB without cudaFuncSetAttribute, 227 KiB with") {
+  clear();
+  DeviceBuffer<float> out(64);
+  uses_dynamic<<<1, 64, 48 * 1024 + 4>>>(out.get());
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  uses_dynamic<<<1, 64, 48 * 1024>>>(out.get());
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(cudaFuncSetAttribute(uses_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024) == cudaSuccess);
+  uses_dynamic<<<1, 64, 100 * 1024>>>(out.get());
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  for (float v : out.download()) CHECK(v == 1.0f);
+  CHECK(cudaFuncSetAttribute(uses_dynamic, cudaFuncAttributeMaxDynamicSharedMemorySize, 228 * 1024) ==
+        cudaErrorInvalidValue);
+  cudaGetLastError();
+
+  // Static and dynamic together: 40 KiB static leaves 8 KiB.
+  big_static<<<1, 64, 16 * 1024>>>(out.get());
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  big_static<<<1, 64, 16 * 1024>>>(out.get());  // now known before the launch
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  big_static<<<1, 64, 4 * 1024>>>(out.get());
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("an access far outside any allocation is an illegal address, reported at synchronisation, sticky") {
+  clear();
+  DeviceBuffer<float> out(256);
+  wild_write<<<1, 32>>>(out.get(), 1LL << 32);  // 16 GiB away
+  CHECK(cudaGetLastError() == cudaSuccess);  // the launch itself was fine
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("thread (0,0,0) of block (0,0,0) wrote to address"));
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("in wild_write (launched at"));
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("test_launch.cu:29"));
+  // Sticky: everything fails from now on, as after a lost CUDA context.
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  void* p = nullptr;
+  CHECK(cudaMalloc(&p, 16) == cudaErrorIllegalAddress);
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+  touch<<<1, 1>>>(nullptr);
+  CHECK(cudaGetLastError() == cudaErrorIllegalAddress);
+  clear();
+  // Outside the address space altogether (a general-protection fault).
+  wild_write<<<1, 32>>>(out.get(), 1LL << 46);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("outside the address space"));
+  clear();
+}
+
+TEST_CASE("just past the end of an allocation's pages faults too, and so does a null pointer") {
+  clear();
+  DeviceBuffer<float> out(1024);  // 4096 bytes: exactly one page
+  wild_write<<<1, 32>>>(out.get(), 1024);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("0 bytes past the end of a 4096-byte allocation"));
+  clear();
+  null_read<<<1, 32>>>(nullptr, out.get());
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("read from address 0x20"));
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("null pointer"));
+  clear();
+}
+
+TEST_CASE("a failed assert in a kernel is cudaErrorAssert, not the end of the program") {
+  clear();
+  DeviceBuffer<int> out(64);
+  asserts<<<1, 64>>>(out.get());
+  CHECK(cudaDeviceSynchronize() == cudaErrorAssert);
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("thread (40,0,0)"));
+  clear();
+}
+
+TEST_CASE("a thread that overflows its stack stops the kernel with a stack error") {
+  clear();
+  DeviceBuffer<int> out(4);
+  recurse<<<1, 4>>>(out.get(), 100000);
+  CHECK(cudaDeviceSynchronize() == cudaErrorHardwareStackError);
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("overflowed its stack"));
+  clear();
+  recurse<<<1, 4>>>(out.get(), 3);  // and the fibers work again
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+}
+
+TEST_CASE("copies check the device side lies in one allocation") {
+  clear();
+  DeviceBuffer<float> d(16);
+  std::vector<float> h(32, 1.0f);
+  CHECK(cudaMemcpy(d.get(), h.data(), 16 * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+  CHECK(cudaMemcpy(d.get(), h.data(), 17 * sizeof(float), cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+  CHECK(cudaMemcpy(h.data(), h.data() + 16, 4, cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+  CHECK(cudaMemset(d.get(), 0, 16 * sizeof(float)) == cudaSuccess);
+  CHECK(cudaFree(h.data()) == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("the device looks like a compute capability 9.0 GPU") {
+  int n = 0;
+  CHECK(cudaGetDeviceCount(&n) == cudaSuccess);
+  CHECK(n == 1);
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0) == cudaSuccess);
+  CHECK(prop.major == 9);
+  CHECK(prop.maxThreadsPerBlock == 1024);
+  CHECK(prop.sharedMemPerBlock == 48 * 1024);
+  int optin = 0;
+  CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+  CHECK(optin == 227 * 1024);
+  int v = 0;
+  CHECK(cudaRuntimeGetVersion(&v) == cudaSuccess);
+  CHECK(v == 13000);
+}
