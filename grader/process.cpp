@@ -64,14 +64,11 @@ class CappedBuffer {
     const std::size_t tail_cap = cap_ - head_cap;
     if (tail_.size() > 2 * tail_cap) tail_.erase(0, tail_.size() - tail_cap);
   }
-  std::string str() {
-    const std::size_t tail_cap = cap_ - cap_ / 2;
-    if (tail_.size() > tail_cap) {
-      const std::size_t cut = total_ - head_.size() - tail_cap;
-      return head_ + fmt::format("\n[... {} bytes of output cut ...]\n", cut) +
-             tail_.substr(tail_.size() - tail_cap);
-    }
-    return head_ + tail_;
+  std::string str() const {
+    const std::size_t kept = std::min(tail_.size(), cap_ - cap_ / 2);
+    const std::size_t cut = total_ - head_.size() - kept;
+    if (cut == 0) return head_ + tail_;
+    return head_ + fmt::format("\n[... {} bytes of output cut ...]\n", cut) + tail_.substr(tail_.size() - kept);
   }
   std::size_t total() const { return total_; }
 
