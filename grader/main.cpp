@@ -14,11 +14,20 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <chrono>
+#include <fmt/color.h>
+#include <fstream>
+#include <map>
 #include <regex>
+#include <sstream>
 
 #include "checks.h"
+#include "course.h"
 #include "cudalab/manifest.h"
 #include "expect.h"
+#include "export.h"
+#include "grade.h"
+#include "submission.h"
 #include "process.h"
 #include "report.h"
 #include "score.h"
@@ -169,6 +178,216 @@ int cmd_test(const std::vector<std::string>& labs_arg, const std::vector<std::st
   return any_failed ? kFailed : kOk;
 }
 
+std::string paint_total(const Style& style, const std::string& text) {
+  return style.colour ? fmt::format(fmt::emphasis::bold, "{}", text) : text;
+}
+
+// --- grade -----------------------------------------------------------------
+
+struct GradeArgs {
+  std::string submission;   // empty: the working copy's labs/
+  std::string batch;        // a folder of submissions
+  std::string out;          // where results go
+  std::string course;       // course.toml
+  std::string seed;
+  std::string work;         // the grading build
+  bool force = false, verbose = false, prepare = false;
+};
+
+std::string submission_id(const fs::path& p) {
+  std::string n = p.filename().string();
+  for (const char* ext : {".tar.gz", ".tgz", ".zip", ".tar"}) {
+    const std::string e(ext);
+    if (n.size() > e.size() && n.compare(n.size() - e.size(), e.size(), e) == 0) {
+      n.resize(n.size() - e.size());
+      break;
+    }
+  }
+  std::string id;
+  for (unsigned char c : n) id += (std::isalnum(c) || c == '-' || c == '_' || c == '.') ? static_cast<char>(c) : '_';
+  return id.empty() || id[0] == '.' ? "_" + id : id;
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::trunc);
+  out << text;
+}
+
+void write_exports(const SubmissionGrade& g, const std::vector<LabSpec>& labs, const fs::path& dir) {
+  write_text(dir / "results.json", gradescope_json(g).dump(2) + "\n");
+  write_text(dir / "prairielearn.json", prairielearn_json(g).dump(2) + "\n");
+  write_text(dir / "junit.xml", junit_xml(g));
+  write_text(dir / "grade.csv", csv_header(labs) + csv_row(g));
+  write_text(dir / "report.txt", submission_output(g));
+}
+
+void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored) {
+  fmt::print("GPU: {}\n", g.gpu ? g.gpu_line : "none usable (" + g.gpu_line + "): built only, checks not run");
+  if (!g.error.empty()) fmt::print("{}\n", g.error);
+  for (const auto& lab : g.labs) {
+    print_lab_header(style, *lab.spec, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
+    if (lab.status != "graded" && !lab.message.empty()) {
+      fmt::print("  {}\n", lab.status == "build_failed" ? "BUILD FAILED" : lab.status == "missing" ? "MISSING" : "NOT RUN");
+      std::istringstream in(lab.message);
+      for (std::string line; std::getline(in, line);) fmt::print("    {}\n", line);
+    } else {
+      for (std::size_t i = 0; i < lab.results.size(); ++i)
+        print_check(style, lab.spec->checks[i], lab.results[i], lab.scores[i]);
+    }
+    print_lab_total(style, *lab.spec, lab.points, lab.max_points, "");
+  }
+  if (show_ignored && !g.ignored.empty()) {
+    fmt::print("\nignored ({}):\n", g.ignored.size());
+    for (std::size_t i = 0; i < g.ignored.size() && i < 20; ++i) fmt::print("  {}\n", g.ignored[i]);
+    if (g.ignored.size() > 20) fmt::print("  ... and {} more (report.txt lists all)\n", g.ignored.size() - 20);
+  }
+  fmt::print("\n{}\n", paint_total(style, fmt::format("total: {:.2f} / {:g} points ({:.0f} s)", g.score, g.max_score, g.seconds)));
+}
+
+struct Distribution {
+  std::vector<double> values;
+  double max = 0;
+  std::string line() const {
+    if (values.empty()) return "no submissions";
+    std::vector<double> v = values;
+    std::sort(v.begin(), v.end());
+    const std::size_t full = std::count_if(v.begin(), v.end(), [&](double x) { return x >= max - 1e-9; });
+    const std::size_t zero = std::count_if(v.begin(), v.end(), [](double x) { return x <= 1e-9; });
+    double mean = 0;
+    for (double x : v) mean += x;
+    mean /= static_cast<double>(v.size());
+    return fmt::format("min {:.1f}  median {:.1f}  mean {:.1f}  max {:.1f} of {:g}; full {}, partial {}, zero {}",
+                       v.front(), v[v.size() / 2], mean, v.back(), max, full, v.size() - full - zero, zero);
+  }
+};
+
+int cmd_grade(const GradeArgs& a) {
+  const std::vector<std::string> known = all_labs();
+  CourseSpec course;
+  std::vector<LabSpec> labs;
+  try {
+    course = load_course(a.course.empty() ? kSourceRoot / "course.toml" : fs::path(a.course), known);
+    for (const auto& id : course.labs) labs.push_back(load_lab(kSourceRoot / "labs" / id / "lab.toml"));
+  } catch (const ManifestError& e) {
+    fmt::print(stderr, "cudalab: {}\nNothing was graded.\n", e.what());
+    return kUsage;
+  }
+  GraderConfig cfg;
+  cfg.source_root = kSourceRoot;
+  cfg.work_dir = a.work.empty() ? fs::path(kBuildRoot.string() + "-grade") : fs::path(a.work);
+  cfg.course = course;
+  cfg.labs = labs;
+  cfg.seed = a.seed.empty() ? course.seed : a.seed;
+  cfg.verbose = a.verbose;
+  Grader grader(cfg);
+  const Style style = Style::for_stdout(a.verbose);
+
+  if (a.prepare) {
+    std::string error;
+    fmt::print("preparing the grading build in {} ...\n", cfg.work_dir.string());
+    if (!grader.prepare(error)) {
+      fmt::print(stderr, "cudalab: {}\n", error);
+      return kFailed;
+    }
+    fmt::print("ready\n");
+    return kOk;
+  }
+
+  if (a.batch.empty()) {
+    const bool working_copy = a.submission.empty();
+    const fs::path sub = working_copy ? kSourceRoot / "labs" : fs::path(a.submission);
+    const std::string id = working_copy ? "working-copy" : submission_id(sub);
+    const fs::path out = a.out.empty() ? kSourceRoot / "results" / id : fs::path(a.out);
+    fmt::print("grading {} ...\n", working_copy ? "the working copy (labs/)" : sub.string());
+    std::fflush(stdout);
+    SubmissionGrade g = grader.grade(sub, id);
+    if (working_copy) g.ignored.clear();  // the course's own files, not the student's
+    print_grade(g, style, !working_copy);
+    write_exports(g, labs, out);
+    fmt::print("results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt)\n",
+               out.string());
+    return g.gpu ? kOk : kNoGpu;
+  }
+
+  // Batch: every folder or archive in the batch folder, one after another.
+  std::vector<fs::path> entries;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(a.batch, ec))
+    if (e.is_directory() || (e.is_regular_file() && is_archive(e.path()))) entries.push_back(e.path());
+  if (ec) {
+    fmt::print(stderr, "cudalab: cannot read {}: {}\n", a.batch, ec.message());
+    return kUsage;
+  }
+  std::sort(entries.begin(), entries.end());
+  const fs::path out = a.out.empty() ? kSourceRoot / "results" / "batch" : fs::path(a.out);
+  std::string csv = csv_header(labs);
+  std::map<std::string, Distribution> per_lab;
+  Distribution total;
+  bool any_gpu = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  int graded_now = 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::string id = submission_id(entries[i]);
+    const fs::path dir = out / id;
+    auto row_of = [&](const std::string& file) {
+      std::ifstream in(file);
+      std::string header, row;
+      std::getline(in, header);
+      std::getline(in, row);
+      return row;
+    };
+    std::string row;
+    if (!a.force && fs::exists(dir / "results.json") && fs::exists(dir / "grade.csv")) {
+      row = row_of((dir / "grade.csv").string());
+      fmt::print("[{}/{}] {}: graded before, skipped (--force grades it again)\n", i + 1, entries.size(), id);
+    } else {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const std::string eta = graded_now ? fmt::format(", ETA {:.0f} s", elapsed / graded_now * (entries.size() - i)) : "";
+      fmt::print("[{}/{}] grading {}{} ...\n", i + 1, entries.size(), id, eta);
+      std::fflush(stdout);
+      SubmissionGrade g;
+      try {
+        g = grader.grade(entries[i], id);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "  {}: internal error: {}\n", id, e.what());
+        continue;  // a failing submission never stops the batch
+      }
+      any_gpu |= g.gpu;
+      ++graded_now;
+      write_exports(g, labs, dir);
+      row = csv_row(g);
+      row.pop_back();
+      fmt::print("  {:.2f} / {:g}\n", g.score, g.max_score);
+    }
+    csv += row + "\n";
+    // Aggregate from the CSV row, so that resumed submissions count too.
+    std::vector<std::string> cells;
+    std::string cell;
+    bool quoted = false;
+    for (char c : row) {
+      if (c == '"') quoted = !quoted;
+      else if (c == ',' && !quoted) cells.push_back(cell), cell.clear();
+      else cell += c;
+    }
+    cells.push_back(cell);
+    if (cells.size() >= 3 + labs.size()) {
+      total.values.push_back(std::atof(cells[1].c_str()));
+      total.max = std::atof(cells[2].c_str());
+      for (std::size_t l = 0; l < labs.size(); ++l) {
+        auto& d = per_lab[labs[l].id];
+        d.values.push_back(std::atof(cells[3 + l].c_str()));
+        d.max = course.weight(labs[l].id) * labs[l].total_points();
+      }
+    }
+  }
+  write_text(out / "grades.csv", csv);
+  fmt::print("\n{} submissions; gradebook: {}\n", entries.size(), (out / "grades.csv").string());
+  for (const auto& l : labs) fmt::print("  {:<16} {}\n", l.id, per_lab[l.id].line());
+  fmt::print("  {:<16} {}\n", "total", total.line());
+  return graded_now > 0 && !any_gpu ? kNoGpu : kOk;
+}
+
 int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path) {
   LabSpec lab;
   ExpectFile ex;
@@ -299,6 +518,18 @@ int main(int argc, char** argv) {
   test->add_flag("-v,--verbose", verbose, "show every failure and the test output");
   test->add_flag("--no-build", no_build, "do not rebuild first");
 
+  GradeArgs ga;
+  auto* grade = app.add_subcommand("grade", "Grade a submission (folder, .zip or .tar.gz), a batch of them, or the working copy");
+  grade->add_option("submission", ga.submission, "the submission; none: the working copy's labs/");
+  grade->add_option("--batch", ga.batch, "grade every folder and archive in this folder");
+  grade->add_option("--out", ga.out, "where the results go (default results/<submission>/ or results/batch/)");
+  grade->add_option("--course", ga.course, "the course file (default course.toml)");
+  grade->add_option("--seed", ga.seed, "seed for the inputs (default: the course's grading seed)");
+  grade->add_option("--work-dir", ga.work, "the grading build folder (default build-grade/)");
+  grade->add_flag("--force", ga.force, "grade again submissions a batch graded before");
+  grade->add_flag("--prepare", ga.prepare, "only configure and build the grading folder (autograder setup)");
+  grade->add_flag("-v,--verbose", ga.verbose, "show every failure, the full compiler output and the test output");
+
   auto* doctor = app.add_subcommand("doctor", "What this machine has for cudalab, and what is missing");
 
   std::vector<std::string> meson_args;
@@ -319,6 +550,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*test) return cmd_test(labs, only, seed, verbose, no_build);
+    if (*grade) return cmd_grade(ga);
     if (*doctor) return cmd_doctor();
     if (*selftest) {
       auto extras = selftest->remaining();

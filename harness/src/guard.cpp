@@ -10,7 +10,7 @@ namespace cudalab {
 
 std::size_t guard_bytes() {
   static const std::size_t bytes = [] {
-    std::size_t b = 16 * 1024;
+    std::size_t b = 64 * 1024;
     if (const char* env = std::getenv("CUDALAB_GUARD_BYTES")) b = std::strtoull(env, nullptr, 10);
     return (b + 255) / 256 * 256;  // keep the user pointer 256-byte aligned, as cudaMalloc's
   }();

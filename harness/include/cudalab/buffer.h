@@ -19,7 +19,7 @@ namespace cudalab {
 inline constexpr std::uint8_t kGuardByte = 0xCD;
 inline constexpr std::uint8_t kPoisonByte = 0xFF;
 
-// Guard zone size in bytes: CUDALAB_GUARD_BYTES, default 16 KiB. 0 allocates
+// Guard zone size in bytes: CUDALAB_GUARD_BYTES, default 64 KiB. 0 allocates
 // buffers exactly, which is what compute-sanitizer's memcheck needs to see
 // out-of-bounds accesses.
 std::size_t guard_bytes();

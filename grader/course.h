@@ -1,0 +1,30 @@
+// grader/course.h: the course file (course.toml): which labs count, their
+// weights, and grading settings. Errors name the file, line and field.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cudalab/manifest.h"
+
+namespace cudalab {
+
+struct CourseSpec {
+  std::filesystem::path file;
+  std::string title;
+  std::vector<std::string> labs;
+  std::map<std::string, double> weights;  // lab -> weight (default 1)
+  std::string seed;                       // grading seed ("" = the labs' default)
+  double build_timeout_s = 600;
+
+  double weight(const std::string& lab) const;
+};
+
+// Parses course.toml; `lab_exists` says whether a lab id names a lab folder.
+CourseSpec parse_course(const std::string& text, const std::string& source,
+                        const std::vector<std::string>& known_labs);
+CourseSpec load_course(const std::filesystem::path& path, const std::vector<std::string>& known_labs);
+
+}  // namespace cudalab

@@ -1,0 +1,178 @@
+#include "export.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <pugixml.hpp>
+#include <sstream>
+
+#include "report.h"
+
+namespace cudalab {
+
+namespace {
+
+double round2(double x) { return std::round(x * 100) / 100; }
+
+std::string test_name(const LabGrade& lab, const CheckSpec& c) { return fmt::format("{}: {}", lab.spec->id, c.name); }
+
+}  // namespace
+
+std::string check_output(const CheckSpec& spec, const CheckResult& r, const CheckScore& s) {
+  std::string out = fmt::format("{} ({:.2f}/{:g} points)\n", r.verdict, s.points, s.max_points);
+  if (auto m = describe_measurements(spec, r); !m.empty()) out += m + "\n";
+  for (const auto& f : r.failures) out += f + "\n";
+  for (const auto& n : r.notes) out += n + "\n";
+  if (!s.why.empty() && s.points < s.max_points && r.verdict != "not_run") out += "points: " + s.why + "\n";
+  if (!r.output.empty()) out += "output:\n" + r.output + "\n";
+  return out;
+}
+
+std::string submission_output(const SubmissionGrade& g) {
+  std::string out = fmt::format("cudalab: {:.2f} / {:g} points", g.score, g.max_score);
+  out += g.gpu ? fmt::format(" (GPU: {})\n", g.gpu_line) : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
+  if (!g.error.empty()) out += g.error + "\n";
+  for (const auto& lab : g.labs) {
+    out += fmt::format("{}: {:.2f} / {:g}", lab.spec->id, lab.points, lab.max_points);
+    if (lab.weight != 1) out += fmt::format(" (weight {:g})", lab.weight);
+    if (lab.status != "graded") out += fmt::format(" [{}] {}", lab.status, lab.message);
+    out += "\n";
+  }
+  if (!g.ignored.empty()) {
+    out += "ignored:\n";
+    for (const auto& i : g.ignored) out += "  " + i + "\n";
+  }
+  for (const auto& n : g.notes) out += n + "\n";
+  return out;
+}
+
+nlohmann::json gradescope_json(const SubmissionGrade& g) {
+  nlohmann::json tests = nlohmann::json::array();
+  for (const auto& lab : g.labs) {
+    for (std::size_t i = 0; i < lab.results.size(); ++i) {
+      const CheckSpec& c = lab.spec->checks[i];
+      const CheckResult& r = lab.results[i];
+      const CheckScore& s = lab.scores[i];
+      tests.push_back({{"name", test_name(lab, c)},
+                       {"number", fmt::format("{}.{}", lab.spec->id.substr(0, 2), i + 1)},
+                       {"score", round2(lab.weight * s.points)},
+                       {"max_score", round2(lab.weight * s.max_points)},
+                       {"status", r.passed() ? "passed" : "failed"},
+                       {"output", check_output(c, r, s)},
+                       {"visibility", c.visibility}});
+    }
+  }
+  return {{"score", round2(g.score)},
+          {"execution_time", std::lround(g.seconds)},
+          {"output", submission_output(g)},
+          {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},
+          {"tests", tests}};
+}
+
+nlohmann::json prairielearn_json(const SubmissionGrade& g) {
+  nlohmann::json tests = nlohmann::json::array();
+  for (const auto& lab : g.labs) {
+    for (std::size_t i = 0; i < lab.results.size(); ++i) {
+      const CheckSpec& c = lab.spec->checks[i];
+      const CheckResult& r = lab.results[i];
+      const CheckScore& s = lab.scores[i];
+      std::string message = r.failures.empty() ? "" : r.failures.front();
+      if (message.size() > 300) message = message.substr(0, 300) + "...";
+      tests.push_back({{"name", test_name(lab, c)},
+                       {"description", c.kind == "speed" ? "speed check" : "correctness check"},
+                       {"points", round2(lab.weight * s.points)},
+                       {"max_points", round2(lab.weight * s.max_points)},
+                       {"message", message},
+                       {"output", check_output(c, r, s)}});
+    }
+  }
+  return {{"gradable", g.error.empty()},
+          {"score", g.max_score > 0 ? g.score / g.max_score : 0.0},
+          {"message", fmt::format("{:.2f} / {:g} points", g.score, g.max_score)},
+          {"output", submission_output(g)},
+          {"tests", tests}};
+}
+
+std::string junit_xml(const SubmissionGrade& g) {
+  pugi::xml_document doc;
+  auto decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  auto suites = doc.append_child("testsuites");
+  suites.append_attribute("name") = ("cudalab: " + g.id).c_str();
+  int all_tests = 0, all_failures = 0, all_skipped = 0;
+  for (const auto& lab : g.labs) {
+    auto suite = suites.append_child("testsuite");
+    suite.append_attribute("name") = lab.spec->id.c_str();
+    int failures = 0, errors = 0, skipped = 0;
+    double time = 0;
+    for (std::size_t i = 0; i < lab.results.size(); ++i) {
+      const CheckSpec& c = lab.spec->checks[i];
+      const CheckResult& r = lab.results[i];
+      auto tc = suite.append_child("testcase");
+      tc.append_attribute("classname") = lab.spec->id.c_str();
+      tc.append_attribute("name") = c.name.c_str();
+      tc.append_attribute("time") = fmt::format("{:.3f}", r.seconds).c_str();
+      time += r.seconds;
+      const std::string text = check_output(c, r, lab.scores[i]);
+      if (r.verdict == "not_run" || r.verdict == "skipped") {
+        tc.append_child("skipped").append_attribute("message") = (r.failures.empty() ? "not run" : r.failures[0]).c_str();
+        ++skipped;
+      } else if (r.verdict == "crash" || r.verdict == "error" || r.verdict == "timeout") {
+        auto e = tc.append_child("error");
+        e.append_attribute("message") = r.verdict.c_str();
+        e.append_attribute("type") = r.verdict.c_str();
+        e.text().set(text.c_str());
+        ++errors;
+      } else if (!r.passed()) {
+        auto f = tc.append_child("failure");
+        f.append_attribute("message") = (r.failures.empty() ? "failed" : r.failures[0].substr(0, 200)).c_str();
+        f.append_attribute("type") = c.kind.c_str();
+        f.text().set(text.c_str());
+        ++failures;
+      }
+      tc.append_child("system-out").text().set(text.c_str());
+    }
+    suite.append_attribute("tests") = static_cast<int>(lab.results.size());
+    suite.append_attribute("failures") = failures;
+    suite.append_attribute("errors") = errors;
+    suite.append_attribute("skipped") = skipped;
+    suite.append_attribute("time") = fmt::format("{:.3f}", time).c_str();
+    all_tests += static_cast<int>(lab.results.size());
+    all_failures += failures + errors;
+    all_skipped += skipped;
+  }
+  suites.append_attribute("tests") = all_tests;
+  suites.append_attribute("failures") = all_failures;
+  suites.append_attribute("skipped") = all_skipped;
+  std::ostringstream out;
+  doc.save(out, "  ");
+  return out.str();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string csv_header(const std::vector<LabSpec>& labs) {
+  std::string h = "submission,score,max_score";
+  for (const auto& l : labs) h += "," + csv_field(l.id);
+  return h + ",status\n";
+}
+
+std::string csv_row(const SubmissionGrade& g) {
+  std::string row = fmt::format("{},{:.2f},{:g}", csv_field(g.id), g.score, g.max_score);
+  std::vector<std::string> status;
+  for (const auto& lab : g.labs) {
+    row += fmt::format(",{:.2f}", lab.weight * lab.points);
+    if (lab.status != "graded") status.push_back(lab.spec->id + ":" + lab.status);
+  }
+  if (!g.error.empty()) status.insert(status.begin(), "unreadable");
+  return row + "," + csv_field(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " "))) + "\n";
+}
+
+}  // namespace cudalab

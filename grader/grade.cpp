@@ -1,0 +1,268 @@
+#include "grade.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "process.h"
+#include "submission.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+namespace {
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Copies only when the content differs, so unchanged files keep their
+// timestamps and the build does not recompile them.
+void sync_file(const fs::path& from, const fs::path& to) {
+  if (fs::exists(to) && read_all(from) == read_all(to)) return;
+  fs::create_directories(to.parent_path());
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+// A lab that was not run gets one result per check carrying the reason, so
+// every export lists every check.
+void fill_unrun(LabGrade& lab) {
+  lab.results.clear();
+  for (const auto& c : lab.spec->checks) {
+    CheckResult r;
+    r.id = c.id, r.name = c.name, r.kind = c.kind;
+    r.verdict = lab.status == "not_run" ? "not_run" : "fail";
+    r.failures.push_back(lab.message);
+    lab.results.push_back(r);
+  }
+}
+
+}  // namespace
+
+std::string tidy_build_log(const std::string& log, const std::string& overlay_labs, bool verbose) {
+  std::string s = log;
+  replace_all(s, overlay_labs + "/", "labs/");
+  std::istringstream in(s);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    // ninja's and meson's own lines say nothing to a student
+    if (line.rfind("ninja:", 0) == 0 || line.rfind("[", 0) == 0 || line.rfind("INFO:", 0) == 0 ||
+        line.find("FAILED:") != std::string::npos || line.rfind("/usr/", 0) == 0 ||
+        line.find("nvcc -") != std::string::npos || line.find("c++ -") != std::string::npos)
+      continue;
+    lines.push_back(line);
+  }
+  std::string out;
+  const std::size_t max_lines = verbose ? lines.size() : 30;
+  for (std::size_t i = 0; i < lines.size() && i < max_lines; ++i) out += lines[i] + "\n";
+  if (lines.size() > max_lines) out += fmt::format("[... {} more lines]\n", lines.size() - max_lines);
+  return out;
+}
+
+void score_submission(SubmissionGrade& g) {
+  g.score = g.max_score = 0;
+  for (auto& lab : g.labs) {
+    lab.points = 0;
+    lab.max_points = lab.spec->total_points();
+    lab.scores.clear();
+    for (std::size_t i = 0; i < lab.results.size(); ++i) {
+      lab.scores.push_back(score_check(lab.spec->checks[i], lab.results[i], lab.results));
+      lab.points += lab.scores.back().points;
+    }
+    g.score += lab.weight * lab.points;
+    g.max_score += lab.weight * lab.max_points;
+  }
+}
+
+Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {
+  overlay_ = cfg_.work_dir / "overlay" / "labs";
+  build_ = cfg_.work_dir / "build";
+}
+
+bool Grader::ensure_configured(std::string& error) {
+  if (fs::exists(build_ / "build.ninja")) return true;
+  sync_overlay(nullptr);
+  ProcessOptions opt;
+  opt.argv = {"meson", "setup", build_.string(), cfg_.source_root.string(), "-Dlabs_dir=" + overlay_.string(),
+              "-Dvariants=false", "--buildtype=release"};
+  opt.timeout_s = cfg_.course.build_timeout_s;
+  const ProcessResult p = run_process(opt);
+  if (!p.ok()) {
+    error = fmt::format("configuring the grading build in {} failed ({}):\n{}", build_.string(), p.describe(), p.output);
+    fs::remove_all(build_);
+    return false;
+  }
+  return true;
+}
+
+void Grader::sync_overlay(const SubmissionPlan* plan) {
+  const fs::path labs = cfg_.source_root / "labs";
+  if (fs::exists(labs / "common"))
+    for (const auto& e : fs::recursive_directory_iterator(labs / "common"))
+      if (e.is_regular_file()) sync_file(e.path(), overlay_ / "common" / fs::relative(e.path(), labs / "common"));
+  for (const auto& lab : cfg_.labs) {
+    for (const auto& e : fs::directory_iterator(labs / lab.id)) {
+      if (!e.is_regular_file()) continue;
+      const std::string name = e.path().filename().string();
+      const bool student =
+          std::find(lab.student_files.begin(), lab.student_files.end(), name) != lab.student_files.end();
+      fs::path from = e.path();  // pristine; for a student file, the skeleton
+      if (student && plan)
+        if (const LabFiles* lf = plan->find(lab.id))
+          for (const auto& [f, where] : lf->found)
+            if (f == name) from = where;
+      sync_file(from, overlay_ / lab.id / name);
+    }
+  }
+}
+
+std::string Grader::build_lab(const std::string& lab, bool& ok) {
+  ProcessOptions opt;
+  opt.argv = {"meson", "compile", "-C", build_.string(), lab + "-tests"};
+  opt.timeout_s = cfg_.course.build_timeout_s;
+  opt.output_cap = 1 << 20;
+  const ProcessResult p = run_process(opt);
+  ok = p.ok();
+  if (ok) return {};
+  if (p.timed_out)
+    return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
+  return tidy_build_log(p.output, overlay_.string(), cfg_.verbose);
+}
+
+bool Grader::prepare(std::string& error) {
+  if (!ensure_configured(error)) return false;
+  sync_overlay(nullptr);
+  for (const auto& lab : cfg_.labs) {
+    bool ok = false;
+    const std::string log = build_lab(lab.id, ok);
+    if (!ok) {
+      error = fmt::format("building {} with the skeleton failed:\n{}", lab.id, log);
+      return false;
+    }
+  }
+  ProcessOptions opt;
+  opt.argv = {"meson", "compile", "-C", build_.string(), "cudalab-gpuinfo"};
+  opt.timeout_s = cfg_.course.build_timeout_s;
+  run_process(opt);
+  return true;
+}
+
+SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SubmissionGrade g;
+  g.id = id;
+  for (const auto& lab : cfg_.labs) {
+    LabGrade lg;
+    lg.spec = &lab;
+    lg.weight = cfg_.course.weight(lab.id);
+    g.labs.push_back(lg);
+  }
+  auto finish = [&] {
+    score_submission(g);
+    g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return g;
+  };
+  auto fail_all = [&](const std::string& status, const std::string& why) {
+    for (auto& lab : g.labs) {
+      lab.status = status;
+      lab.message = why;
+      fill_unrun(lab);
+    }
+  };
+
+  // The submission: a folder, or an archive unpacked into the work folder.
+  fs::path root = submission;
+  if (!fs::exists(submission)) {
+    g.error = fmt::format("the submission {} does not exist", submission.string());
+    fail_all("missing", g.error);
+    return finish();
+  }
+  if (fs::is_regular_file(submission)) {
+    if (!is_archive(submission)) {
+      g.error = fmt::format("{} is neither a folder nor a .zip, .tar.gz or .tar archive", printable(submission.filename().string()));
+      fail_all("missing", g.error);
+      return finish();
+    }
+    root = cfg_.work_dir / "unpacked";
+    fs::remove_all(root);
+    std::string error;
+    if (!extract_archive(submission, root, cfg_.source_root, g.ignored, error)) {
+      g.error = error;
+      fail_all("missing", error);
+      return finish();
+    }
+  }
+  const SubmissionPlan plan = plan_submission(root, cfg_.labs);
+  g.ignored.insert(g.ignored.end(), plan.ignored.begin(), plan.ignored.end());
+  g.notes.insert(g.notes.end(), plan.notes.begin(), plan.notes.end());
+
+  std::string error;
+  if (!ensure_configured(error)) throw std::runtime_error(error);
+  sync_overlay(&plan);
+
+  // The GPU, once per submission (a previous one may have left it unusable).
+  ProcessOptions probe;
+  probe.argv = {(build_ / "harness" / "cudalab-gpuinfo").string()};
+  probe.timeout_s = 60;
+  if (!fs::exists(probe.argv[0])) {
+    ProcessOptions b;
+    b.argv = {"meson", "compile", "-C", build_.string(), "cudalab-gpuinfo"};
+    b.timeout_s = cfg_.course.build_timeout_s;
+    run_process(b);
+  }
+  const ProcessResult pr = run_process(probe);
+  const auto info = nlohmann::json::parse(pr.output, nullptr, false);
+  g.gpu = !info.is_discarded() && info.is_object() && info.value("usable", false);
+  g.gpu_line = info.is_object() ? (g.gpu ? info.value("name", "") : info.value("reason", ""))
+                                : "not probed: " + pr.describe();
+
+  RunContext ctx;
+  ctx.seed = cfg_.seed;
+  ctx.work_dir = cfg_.work_dir / "records";
+  ctx.clean_env = true;
+  for (auto& lab : g.labs) {
+    const LabFiles* files = plan.find(lab.spec->id);
+    if (!files || !files->complete()) {
+      std::string why;
+      if (files)
+        for (const auto& m : files->missing) why += (why.empty() ? "" : "; ") + m;
+      lab.status = "missing";
+      lab.message = why;
+      continue;
+    }
+    bool ok = false;
+    const std::string log = build_lab(lab.spec->id, ok);
+    if (!ok) {
+      lab.status = "build_failed";
+      lab.message = "the lab did not compile:\n" + log;
+      continue;
+    }
+    if (!g.gpu) {
+      lab.status = "not_run";
+      lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
+      continue;
+    }
+    lab.status = "graded";
+    ctx.binary = build_ / "labs" / (lab.spec->id + "-tests");
+    ctx.lab_toml = lab.spec->file;
+    for (const auto& check : lab.spec->checks) lab.results.push_back(run_check(ctx, *lab.spec, check));
+  }
+  for (auto& lab : g.labs)
+    if (lab.status != "graded") fill_unrun(lab);
+  return finish();
+}
+
+}  // namespace cudalab

@@ -1,0 +1,74 @@
+// grader/grade.h: grading a submission: overlay its student files on a
+// pristine copy of the labs, build lab by lab against the pristine harness,
+// tests and references, run each check in its own process, score.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "checks.h"
+#include "course.h"
+#include "cudalab/manifest.h"
+#include "score.h"
+
+namespace cudalab {
+
+struct LabGrade {
+  const LabSpec* spec = nullptr;
+  double weight = 1;
+  // graded; missing (a student file is missing); build_failed; not_run (no GPU)
+  std::string status;
+  std::string message;  // why it was not graded, for the student
+  std::vector<CheckResult> results;  // one per check, in the lab's order
+  std::vector<CheckScore> scores;
+  double points = 0, max_points = 0;  // unweighted
+};
+
+struct SubmissionGrade {
+  std::string id;
+  std::vector<LabGrade> labs;
+  std::vector<std::string> ignored;  // files not taken, with the reason
+  std::vector<std::string> notes;
+  double score = 0, max_score = 0;   // weighted totals
+  double seconds = 0;
+  bool gpu = false;
+  std::string gpu_line;
+  std::string error;  // the submission could not be read at all
+};
+
+struct GraderConfig {
+  std::filesystem::path source_root;  // pristine course: labs/, solutions/, harness/
+  std::filesystem::path work_dir;     // the grading build and overlay live here
+  CourseSpec course;
+  std::vector<LabSpec> labs;          // the course's labs, in its order
+  std::string seed;                   // inputs' seed at grading time
+  bool verbose = false;
+};
+
+class Grader {
+ public:
+  explicit Grader(GraderConfig config);
+
+  // Configures and builds the grading folder with the skeletons, so that
+  // grading a submission compiles only its files (the autograder's setup).
+  bool prepare(std::string& error);
+  SubmissionGrade grade(const std::filesystem::path& submission, const std::string& id);
+  const GraderConfig& config() const { return cfg_; }
+
+ private:
+  bool ensure_configured(std::string& error);
+  void sync_overlay(const struct SubmissionPlan* plan);
+  std::string build_lab(const std::string& lab, bool& ok);
+
+  GraderConfig cfg_;
+  std::filesystem::path overlay_, build_;
+};
+
+// Fills score, max_score and each lab's points from its results. Host-only.
+void score_submission(SubmissionGrade& g);
+
+// Compiler output with the grading folder's paths shown as the student's.
+std::string tidy_build_log(const std::string& log, const std::string& overlay_labs, bool verbose);
+
+}  // namespace cudalab

@@ -1,0 +1,169 @@
+#include "submission.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "process.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+const LabFiles* SubmissionPlan::find(const std::string& lab) const {
+  for (const auto& l : labs)
+    if (l.lab == lab) return &l;
+  return nullptr;
+}
+
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c >= 0x7f) out += fmt::format("\\x{:02x}", c);
+    else out += static_cast<char>(c);
+  }
+  return out;
+}
+
+bool is_archive(const fs::path& p) {
+  const std::string n = p.filename().string();
+  auto ends = [&](const char* suf) {
+    const std::string s(suf);
+    return n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".zip") || ends(".tar.gz") || ends(".tgz") || ends(".tar");
+}
+
+namespace {
+
+struct Candidate {
+  fs::path path;
+  std::string rel;
+  int rank;  // lower is better: 0 labs/<lab>/f, 1 <lab>/f anywhere, 2 top-level f, 3 nested f
+};
+
+int rank_of(const std::vector<std::string>& parts, const std::string& lab) {
+  const std::size_t n = parts.size();
+  if (n >= 3 && parts[n - 3] == "labs" && parts[n - 2] == lab) return 0;
+  if (n >= 2 && parts[n - 2] == lab) return 1;
+  if (n == 1) return 2;
+  return 3;
+}
+
+}  // namespace
+
+SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>& labs) {
+  SubmissionPlan plan;
+  plan.root = root;
+  // Which lab wants each student file name, and which names are course files.
+  std::map<std::string, std::vector<const LabSpec*>> wanted;
+  std::map<std::string, std::string> course_files;
+  for (const auto& lab : labs) {
+    for (const auto& f : lab.student_files) wanted[f].push_back(&lab);
+    for (const auto& f : lab.tests) course_files[f] = "tests always come from the course";
+  }
+  course_files["lab.toml"] = "the course's lab.toml is used";
+
+  std::map<std::pair<std::string, std::string>, std::vector<Candidate>> candidates;  // (lab, file)
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    plan.notes.push_back(fmt::format("cannot read the submission: {}", ec.message()));
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::path& p = it->path();
+    const std::string rel = printable(p.lexically_relative(root).generic_string());
+    const std::string name = p.filename().string();
+    if (it->is_symlink()) {
+      plan.ignored.push_back(fmt::format("{}: a symbolic link (links are never followed)", rel));
+      if (it->is_directory()) it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory()) {
+      if (name == ".git" || name == "__MACOSX" || name == "build" || name == ".vscode") {
+        plan.ignored.push_back(fmt::format("{}/: not part of a submission", rel));
+        it.disable_recursion_pending();
+      }
+      continue;
+    }
+    if (!it->is_regular_file()) {
+      plan.ignored.push_back(fmt::format("{}: not a regular file", rel));
+      continue;
+    }
+    auto w = wanted.find(name);
+    if (w == wanted.end()) {
+      auto c = course_files.find(name);
+      plan.ignored.push_back(fmt::format("{}: {}", rel, c != course_files.end() ? c->second : "not a student file of any lab"));
+      continue;
+    }
+    std::vector<std::string> parts;
+    for (const auto& part : p.lexically_relative(root)) parts.push_back(part.string());
+    for (const LabSpec* lab : w->second)
+      candidates[{lab->id, name}].push_back({p, rel, rank_of(parts, lab->id)});
+  }
+
+  for (const auto& lab : labs) {
+    LabFiles lf;
+    lf.lab = lab.id;
+    for (const auto& f : lab.student_files) {
+      auto& cands = candidates[{lab.id, f}];
+      std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+        return a.rank != b.rank ? a.rank < b.rank : a.rel < b.rel;
+      });
+      // Files of another lab's folder are not this lab's (two labs may share a name).
+      cands.erase(std::remove_if(cands.begin(), cands.end(),
+                                 [&](const Candidate& c) {
+                                   if (c.rank <= 2) return false;
+                                   for (const auto& other : labs)
+                                     if (other.id != lab.id && c.rel.find(other.id + "/") != std::string::npos) return true;
+                                   return false;
+                                 }),
+                  cands.end());
+      if (cands.empty()) {
+        lf.missing.push_back(fmt::format("missing {} (expected at labs/{}/{} or at the top of the submission)",
+                                         f, lab.id, f));
+        continue;
+      }
+      const Candidate& best = cands.front();
+      for (std::size_t i = 1; i < cands.size(); ++i)
+        plan.ignored.push_back(fmt::format("{}: a second copy of {}; graded: {}", cands[i].rel, f, best.rel));
+      std::error_code sec;
+      const auto size = fs::file_size(best.path, sec);
+      if (sec || size > kMaxStudentFileBytes) {
+        lf.missing.push_back(fmt::format("{} is {} bytes, over the {} byte limit for a source file: not graded",
+                                         best.rel, sec ? 0 : size, kMaxStudentFileBytes));
+        continue;
+      }
+      lf.found.emplace_back(f, best.path);
+    }
+    plan.labs.push_back(std::move(lf));
+  }
+  std::sort(plan.ignored.begin(), plan.ignored.end());
+  return plan;
+}
+
+bool extract_archive(const fs::path& archive, const fs::path& dest, const fs::path& source_root,
+                     std::vector<std::string>& ignored, std::string& error) {
+  ProcessOptions opt;
+  opt.argv = {"python3", (source_root / "tools" / "extract.py").string(), archive.string(), dest.string()};
+  opt.timeout_s = 120;
+  const ProcessResult p = run_process(opt);
+  if (!p.ok()) {
+    error = fmt::format("cannot unpack {}: {}", printable(archive.filename().string()),
+                        p.output.empty() ? p.describe() : p.output);
+    return false;
+  }
+  std::istringstream in(p.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("skipped\t", 0) != 0) continue;
+    const auto tab = line.find('\t', 8);
+    ignored.push_back(fmt::format("{}: {}", printable(line.substr(8, tab - 8)),
+                                  tab == std::string::npos ? "skipped" : line.substr(tab + 1)));
+  }
+  return true;
+}
+
+}  // namespace cudalab

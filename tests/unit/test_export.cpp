@@ -1,0 +1,135 @@
+// The exports against the fields their formats document.
+#include <pugixml.hpp>
+
+#include "course.h"
+#include "cudalab/catch.h"
+#include "export.h"
+
+using namespace cudalab;
+
+namespace {
+
+LabSpec lab_spec() {
+  return parse_lab(R"(
+[lab]
+title = "Tiled"
+student_files = ["matmul_tiled.cu"]
+tests = ["t.cpp"]
+[[check]]
+id = "square"
+name = "tiled matmul is correct on squares"
+kind = "correctness"
+points = 20
+[[check]]
+id = "fast"
+name = "tiled matmul is fast"
+kind = "speed"
+points = 10
+visibility = "after_due_date"
+requires = ["square"]
+min_ratio = 1.3
+credit = { zero_at = 1.0, full_at = 1.3 }
+)", "lab.toml", "03_tiling");
+}
+
+SubmissionGrade graded(const LabSpec& spec, bool square_passes, double ratio) {
+  SubmissionGrade g;
+  g.id = "alice, \"the\" student";
+  g.gpu = true;
+  g.gpu_line = "NVIDIA H100";
+  g.seconds = 12.4;
+  LabGrade lab;
+  lab.spec = &spec;
+  lab.weight = 2;
+  lab.status = "graded";
+  CheckResult sq;
+  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = "correctness";
+  sq.verdict = square_passes ? "pass" : "fail";
+  if (!square_passes) sq.failures.push_back("C[1][2] = 3 (expected 4)");
+  CheckResult fast;
+  fast.id = "fast", fast.name = spec.checks[1].name, fast.kind = "speed";
+  fast.verdict = ratio >= 1.3 ? "pass" : "fail";
+  fast.measurements.push_back({"ratio", ratio, "x"});
+  lab.results = {sq, fast};
+  g.labs.push_back(lab);
+  g.ignored.push_back("notes.txt: not a student file of any lab");
+  score_submission(g);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("Scores are weighted per lab and speed counts only after correctness") {
+  const LabSpec spec = lab_spec();
+  const auto good = graded(spec, true, 1.15);
+  CHECK(good.labs[0].points == Approx(25));  // 20 + half of 10
+  CHECK(good.score == Approx(50));           // weight 2
+  CHECK(good.max_score == Approx(60));
+  CHECK(graded(spec, false, 2.0).score == 0);
+}
+
+TEST_CASE("Gradescope results carry score, execution_time, output and tests with their fields") {
+  const LabSpec spec = lab_spec();
+  const auto j = gradescope_json(graded(spec, true, 1.3));
+  CHECK(j["score"] == 60);
+  CHECK(j["execution_time"] == 12);
+  CHECK(j["output"].get<std::string>().find("notes.txt") != std::string::npos);
+  REQUIRE(j["tests"].size() == 2);
+  const auto& t = j["tests"][1];
+  CHECK(t["name"] == "03_tiling: tiled matmul is fast");
+  CHECK(t["score"] == 20);
+  CHECK(t["max_score"] == 20);
+  CHECK(t["status"] == "passed");
+  CHECK(t["visibility"] == "after_due_date");
+  CHECK(t["output"].get<std::string>().find("ratio 1.30x (needs 1.30x)") != std::string::npos);
+  CHECK(j["tests"][0]["visibility"] == "visible");
+}
+
+TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test") {
+  const LabSpec spec = lab_spec();
+  const auto j = prairielearn_json(graded(spec, false, 2.0));
+  CHECK(j["gradable"] == true);
+  CHECK(j["score"] == 0.0);
+  REQUIRE(j["tests"].size() == 2);
+  CHECK(j["tests"][0]["points"] == 0);
+  CHECK(j["tests"][0]["max_points"] == 40);
+  CHECK(j["tests"][0]["message"] == "C[1][2] = 3 (expected 4)");
+  CHECK(prairielearn_json(graded(spec, true, 2.0))["score"] == 1.0);
+}
+
+TEST_CASE("JUnit XML has a suite per lab and a failure per failed check") {
+  const LabSpec spec = lab_spec();
+  const std::string xml = junit_xml(graded(spec, false, 2.0));
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(xml.c_str()));
+  const auto suite = doc.child("testsuites").child("testsuite");
+  CHECK(std::string(suite.attribute("name").value()) == "03_tiling");
+  CHECK(suite.attribute("tests").as_int() == 2);
+  CHECK(suite.attribute("failures").as_int() == 1);
+  const auto first = suite.child("testcase");
+  CHECK(std::string(first.attribute("name").value()) == "tiled matmul is correct on squares");
+  CHECK(first.child("failure"));
+  CHECK_FALSE(first.next_sibling("testcase").child("failure"));
+}
+
+TEST_CASE("The CSV row quotes awkward submission names and has a column per lab") {
+  const LabSpec spec = lab_spec();
+  CHECK(csv_header({spec}) == "submission,score,max_score,03_tiling,status\n");
+  CHECK(csv_row(graded(spec, true, 1.3)) == "\"alice, \"\"the\"\" student\",60.00,60,60.00,graded\n");
+}
+
+TEST_CASE("The course file names its labs and weights, and rejects mistakes with file and line") {
+  const std::vector<std::string> known = {"01_coalescing", "03_tiling"};
+  const auto c = parse_course("[course]\ntitle = \"t\"\nlabs = [\"03_tiling\"]\n[weights]\n03_tiling = 2\n[grading]\nseed = 7\n",
+                              "course.toml", known);
+  CHECK(c.labs == std::vector<std::string>{"03_tiling"});
+  CHECK(c.weight("03_tiling") == 2);
+  CHECK(c.weight("01_coalescing") == 1);
+  CHECK(c.seed == "7");
+  CHECK_THROWS_WITH(parse_course("[course]\nlabs = [\"05_nope\"]\n", "course.toml", known),
+                    Catch::Contains("course.toml:2") && Catch::Contains("no lab '05_nope'"));
+  CHECK_THROWS_WITH(parse_course("[course]\nlabs = [\"03_tiling\"]\n[weights]\n01_coalescing = 1\n", "course.toml", known),
+                    Catch::Contains("not one of the course's labs"));
+  CHECK_THROWS_WITH(parse_course("[course]\nlabs = [\"03_tiling\"]\n[grading]\nseed = -1\n", "course.toml", known),
+                    Catch::Contains("seed must be"));
+}
