@@ -1,12 +1,15 @@
 // simt/src/memory.cpp: device memory as host memory.
 //
-// Each allocation is its own mapping, between two inaccessible 64 KiB zones,
-// and its end is placed at the end of its pages (the start stays 256-byte
-// aligned, like cudaMalloc's): an access that strays past the end by more
-// than the rounding, or far outside, faults, and the scheduler turns the
-// fault into cudaErrorIllegalAddress, as the GPU does. Freed memory is
-// unmapped, so a use after cudaFree faults too. Copies check that the device
-// side lies inside one allocation (cudaErrorInvalidValue otherwise).
+// Each allocation is its own mapping: the data (256-byte aligned, like
+// cudaMalloc's), accessible slack around it (64 KiB before, 1 MiB after,
+// filled with 0xFF bytes, a NaN as float), and inaccessible 64 KiB fences
+// beyond. So, as on a GPU, a kernel that runs a little past its data (a
+// missing boundary check) reads garbage and writes where nobody looks,
+// without a fault, and the harness's guard zones see its writes; one that
+// strays far (a wrong index, a host or freed pointer) faults, and the
+// scheduler turns the fault into cudaErrorIllegalAddress. (A GPU maps memory
+// in 2 MiB pages, so small overruns do not fault there either.) Copies check
+// that the device side lies inside one allocation (cudaErrorInvalidValue).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -22,6 +25,8 @@ namespace simt::detail {
 namespace {
 
 constexpr std::size_t kFence = 64 * 1024;
+constexpr std::size_t kSlackBefore = 64 * 1024;
+constexpr std::size_t kSlackAfter = 1024 * 1024;
 
 struct Mapping {
   Allocation alloc;
@@ -61,17 +66,18 @@ cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
   if (bytes > device_memory() || g_in_use + bytes > device_memory()) return fail(cudaErrorMemoryAllocation);
   const std::size_t page = page_size();
   const std::size_t data = (bytes + page - 1) / page * page;
-  const std::size_t total = data + 2 * kFence;
+  const std::size_t open = kSlackBefore + data + kSlackAfter;
+  const std::size_t total = open + 2 * kFence;
   void* base = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
   auto* first = static_cast<unsigned char*>(base) + kFence;
-  if (mprotect(first, data, PROT_READ | PROT_WRITE) != 0) {
+  if (mprotect(first, open, PROT_READ | PROT_WRITE) != 0) {
     munmap(base, total);
     return fail(cudaErrorMemoryAllocation);
   }
-  // The end of the data at the end of the pages, the start 256-byte aligned.
-  const std::size_t rounded = (bytes + 255) / 256 * 256;
-  unsigned char* user = first + (data - rounded);
+  unsigned char* user = first + kSlackBefore;
+  std::memset(first, 0xFF, kSlackBefore);
+  std::memset(user + bytes, 0xFF, open - kSlackBefore - bytes);
   Mapping m;
   m.alloc = Allocation{reinterpret_cast<std::uintptr_t>(user), bytes, kind};
   m.map_base = base;

@@ -28,6 +28,8 @@ __global__ void big_static(float* out) {
 
 __global__ void wild_write(float* p, long long offset) { p[offset + threadIdx.x] = 1.0f; }
 
+__global__ void wild_read_after(const float* p, int from, float* out) { out[threadIdx.x] = p[from + threadIdx.x]; }
+
 __global__ void null_read(const float* p, float* out) { out[threadIdx.x] = p[threadIdx.x + 8]; }
 
 __global__ void asserts(int* out) {
@@ -143,12 +145,22 @@ TEST_CASE("an access far outside any allocation is an illegal address, reported 
   clear();
 }
 
-TEST_CASE("just past the end of an allocation's pages faults too, and so does a null pointer") {
+TEST_CASE("a little past the end of an allocation is no fault, as on a GPU; a megabyte past is") {
   clear();
-  DeviceBuffer<float> out(1024);  // 4096 bytes: exactly one page
-  wild_write<<<1, 32>>>(out.get(), 1024);
+  DeviceBuffer<float> out(1024);
+  wild_write<<<1, 32>>>(out.get(), 1024);  // the 32 floats after the end
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  DeviceBuffer<float> fresh(1024), got(64);
+  fresh.fill(3);
+  wild_read_after<<<1, 64>>>(fresh.get(), 1000, got.get());
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  const auto g = got.download();
+  CHECK(g[23] == 3.0f);
+  CHECK(std::isnan(g[24]));  // past the end: garbage (0xFF bytes), as a GPU reads garbage
+  CHECK(std::isnan(g[63]));
+  wild_write<<<1, 32>>>(out.get(), 1024 + (1 << 20) / 4);
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
-  CHECK_THAT(simt::last_error_detail(), Catch::Contains("0 bytes past the end of a 4096-byte allocation"));
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("bytes past the end of a 4096-byte allocation"));
   clear();
   null_read<<<1, 32>>>(nullptr, out.get());
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
