@@ -9,6 +9,8 @@
 
 #include "process.h"
 
+extern char** environ;
+
 namespace cudalab {
 
 const Measurement* CheckResult::find(const std::string& key) const {
@@ -62,6 +64,49 @@ std::string tail(const std::string& s, std::size_t max = 4000) {
 
 }  // namespace
 
+std::string summarize_sanitizer(const std::string& tool, const std::string& output) {
+  std::istringstream in(output);
+  std::vector<std::string> block;
+  std::string summary;
+  bool in_block = false, done = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("========= ", 0) != 0 && line != "=========") continue;
+    std::string text = line.size() > 10 ? line.substr(10) : "";
+    if (text.find("ERROR SUMMARY") != std::string::npos || text.find("RACECHECK SUMMARY") != std::string::npos) {
+      summary = text;
+      continue;
+    }
+    if (done) continue;
+    const bool starts = text.rfind("Invalid ", 0) == 0 || text.rfind("Error", 0) == 0 ||
+                        text.rfind("Race reported", 0) == 0 || text.find("Uninitialized") != std::string::npos ||
+                        text.find("Barrier error") != std::string::npos || text.rfind("Program hit", 0) == 0;
+    if (!in_block && starts) in_block = true;
+    if (!in_block) continue;
+    if (text.empty() || text.find("Saved host backtrace") != std::string::npos) {
+      done = true;  // the first report is enough; the rest are usually the same
+      continue;
+    }
+    if (text.find("Host Frame") != std::string::npos) continue;
+    while (!text.empty() && text[0] == ' ') text.erase(0, 1);
+    block.push_back(text);
+  }
+  if (block.empty()) return {};
+  std::string kernel;
+  for (const auto& l : block) {
+    const auto at = l.find("at ");
+    const auto paren = l.find('(', at == std::string::npos ? 0 : at);
+    if (at != std::string::npos && paren != std::string::npos && paren > at + 3) {
+      kernel = l.substr(at + 3, paren - at - 3);
+      break;
+    }
+  }
+  std::string out = fmt::format("compute-sanitizer ({}) reported an error{}:", tool,
+                                kernel.empty() ? "" : " in " + kernel);
+  for (std::size_t i = 0; i < block.size() && i < 8; ++i) out += "\n  " + block[i];
+  if (!summary.empty()) out += "\n" + summary;
+  return out;
+}
+
 CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
   CheckResult r;
   r.id = check.id;
@@ -77,9 +122,25 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
   opt.argv.push_back(check.name);
   opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
-  if (ctx.clean_env) {
-    auto env = minimal_environment();
-    for (const auto& kv : ctx.extra_env) {
+  std::vector<std::string> extra = ctx.extra_env;
+  constexpr int kSanitizerExit = 86;
+  if (!ctx.sanitizer.empty()) {
+    opt.argv.insert(opt.argv.begin(), {"compute-sanitizer", "--tool", ctx.sanitizer, "--error-exitcode",
+                                       std::to_string(kSanitizerExit), "--print-limit", "20"});
+    opt.timeout_s *= 10;
+    extra.push_back("CUDALAB_SANITIZER=" + ctx.sanitizer);
+    // Exact allocations: a write past a buffer must leave it for memcheck to see it.
+    if (ctx.sanitizer == "memcheck") extra.push_back("CUDALAB_GUARD_BYTES=0");
+  }
+  if (ctx.clean_env || !extra.empty()) {
+    auto env = ctx.clean_env ? minimal_environment() : std::map<std::string, std::string>{};
+    if (!ctx.clean_env)
+      for (char** e = environ; *e; ++e) {
+        const std::string kv(*e);
+        const auto eq = kv.find('=');
+        if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+      }
+    for (const auto& kv : extra) {
       const auto eq = kv.find('=');
       if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
@@ -120,6 +181,15 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     r.verdict = "crash";
     r.failures.push_back(fmt::format("the test process ended ({}) in the middle of this check", p.describe()));
     r.output = tail(p.output);
+  }
+  if (!ctx.sanitizer.empty() && p.started && !p.timed_out && !p.signal) {
+    if (const std::string report = summarize_sanitizer(ctx.sanitizer, p.output); !report.empty()) {
+      if (r.verdict == "pass" || r.verdict == "not_run") r.verdict = "fail";
+      r.failures.insert(r.failures.begin(), report);
+    } else if (p.exit_code == kSanitizerExit) {
+      r.verdict = "fail";
+      r.failures.insert(r.failures.begin(), fmt::format("compute-sanitizer ({}) reported errors:\n{}", ctx.sanitizer, tail(p.output, 2000)));
+    }
   }
   if (p.output_bytes > opt.output_cap)
     r.notes.push_back(fmt::format("the check printed {} bytes; only the first and last {} KiB were kept",

@@ -38,7 +38,14 @@ struct RunContext {
   std::filesystem::path work_dir;  // for the record files
   bool clean_env = true;           // minimal environment
   std::vector<std::string> extra_env;  // KEY=VALUE added to it
+  // compute-sanitizer tool to run the check under ("" none): memcheck,
+  // racecheck, synccheck or initcheck. Speed checks are then not run.
+  std::string sanitizer;
 };
+
+// The sanitizer's first report, the kernel it names and its summary line, for
+// the student; "" if it reported nothing. Host-only (tested).
+std::string summarize_sanitizer(const std::string& tool, const std::string& output);
 
 CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
 

@@ -115,7 +115,7 @@ GpuProbe probe_gpu() {
 }
 
 int cmd_test(const std::vector<std::string>& labs_arg, const std::vector<std::string>& only,
-             const std::string& seed, bool verbose, bool no_build) {
+             const std::string& seed, bool verbose, bool no_build, const std::string& sanitize) {
   const std::vector<std::string> labs = labs_arg.empty() ? all_labs() : labs_arg;
   std::vector<LabSpec> specs;
   for (const auto& id : labs) {
@@ -147,6 +147,9 @@ int cmd_test(const std::vector<std::string>& labs_arg, const std::vector<std::st
   ctx.seed = seed;
   ctx.work_dir = kBuildRoot / "records";
   ctx.clean_env = false;  // a student's own machine: keep their environment
+  ctx.sanitizer = sanitize;
+  if (!sanitize.empty())
+    fmt::print("Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n", sanitize);
   for (const auto& lab : specs) {
     ctx.binary = kBuildRoot / "labs" / (lab.id + "-tests");
     ctx.lab_toml = lab.file;
@@ -517,6 +520,11 @@ int main(int argc, char** argv) {
   test->add_option("--seed", seed, "seed for the random inputs");
   test->add_flag("-v,--verbose", verbose, "show every failure and the test output");
   test->add_flag("--no-build", no_build, "do not rebuild first");
+  std::string sanitize;
+  test->add_option("--sanitize", sanitize, "run the checks under compute-sanitizer: memcheck (default), racecheck, synccheck, initcheck")
+      ->expected(0, 1)
+      ->default_str("memcheck")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}));
 
   GradeArgs ga;
   auto* grade = app.add_subcommand("grade", "Grade a submission (folder, .zip or .tar.gz), a batch of them, or the working copy");
@@ -549,7 +557,11 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kOk : kUsage;
   }
   try {
-    if (*test) return cmd_test(labs, only, seed, verbose, no_build);
+    if (*test) {
+      // --sanitize alone means memcheck
+      if (test->count("--sanitize") && sanitize.empty()) sanitize = "memcheck";
+      return cmd_test(labs, only, seed, verbose, no_build, sanitize);
+    }
     if (*grade) return cmd_grade(ga);
     if (*doctor) return cmd_doctor();
     if (*selftest) {

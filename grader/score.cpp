@@ -29,7 +29,8 @@ CheckScore score_check(const CheckSpec& spec, const CheckResult& result,
   const Measurement* ratio = result.find("ratio");
   if (spec.kind == "speed" && spec.credit && ratio && std::isfinite(ratio->value) &&
       (result.verdict == "pass" || result.verdict == "fail")) {
-    const double f = spec.credit->fraction(ratio->value);
+    // The ratio to 0.01 first: run-to-run noise (about 0.1%) must not move the score.
+    const double f = spec.credit->fraction(std::round(ratio->value * 100) / 100);
     // Whole hundredths of a point: the same ratio always gives the same score.
     s.points = std::round(spec.points * f * 100) / 100;
     if (f < 1)

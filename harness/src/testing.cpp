@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <random>
 
 namespace cudalab {
@@ -52,10 +53,37 @@ bool cpu_mode() {
 #endif
 }
 
-bool speed_not_measurable() {
-  if (!cpu_mode()) return false;
-  mark_not_run("speed is not measured in CPU mode: run on a GPU for the speed checks");
+const std::string& sanitizer() {
+  static const std::string tool = [] {
+    const char* env = std::getenv("CUDALAB_SANITIZER");
+    return std::string(env ? env : "");
+  }();
+  return tool;
+}
+
+bool too_big_for_sanitizer(double elements) {
+  if (sanitizer().empty()) return false;
+  // racecheck tracks every shared-memory access and is by far the slowest.
+  const double limit = sanitizer() == "racecheck" ? double(1 << 18) : double(1 << 22);
+  if (elements <= limit) return false;
+  static std::string noted_for;
+  if (noted_for != current_check()) {
+    noted_for = current_check();
+    note(fmt::format("under compute-sanitizer ({}) the shapes with more than {:.0f} values are skipped", sanitizer(), limit));
+  }
   return true;
+}
+
+bool speed_not_measurable() {
+  if (cpu_mode()) {
+    mark_not_run("speed is not measured in CPU mode: run on a GPU for the speed checks");
+    return true;
+  }
+  if (!sanitizer().empty()) {
+    mark_not_run("speed is not measured under compute-sanitizer");
+    return true;
+  }
+  return false;
 }
 
 void require(bool ok, const std::string& message) {

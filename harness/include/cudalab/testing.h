@@ -32,8 +32,16 @@ std::vector<double> to_double(const std::vector<float>& values);
 
 // CPU mode: the build ran the kernels on simulated threads (CUDALAB_CPU_MODE).
 bool cpu_mode();
-// Speed means nothing in CPU mode: there this marks the running check "not
-// run" and returns true, and the check should return at once.
+// The compute-sanitizer tool the checks run under (CUDALAB_SANITIZER, set by
+// `cudalab test --sanitize`), or "" when none.
+const std::string& sanitizer();
+// Under a sanitizer a kernel runs 10 to 1000 times slower: true (with a note,
+// once per check) for inputs of more than `elements` values that the check
+// should skip.
+bool too_big_for_sanitizer(double elements);
+
+// Speed means nothing in CPU mode or under a sanitizer: there this marks the
+// running check "not run" and returns true, and the check should return.
 bool speed_not_measurable();
 
 // Fails the running check with a message for the student (and keeps going).

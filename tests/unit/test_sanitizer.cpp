@@ -1,0 +1,51 @@
+// Turning compute-sanitizer's reports into a message for the student.
+#include "checks.h"
+#include "cudalab/catch.h"
+
+using namespace cudalab;
+
+TEST_CASE("A memcheck report names the kernel, the access and the summary") {
+  const std::string out = R"(========= COMPUTE-SANITIZER
+cudalab: NVIDIA H100 80GB HBM3; seed 2026
+========= Invalid __global__ write of size 4 bytes
+=========     at matmul_naive_kernel(const float *, const float *, float *, int, int, int)+0x1c0 in /x/matmul_naive.cu:30
+=========     by thread (1,0,0) in block (1,0,0)
+=========     Address 0x7f3a00000844 is out of bounds
+=========     and is 4 bytes after the nearest allocation at 0x7f3a00000800 of size 68 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: [0x2dfbef] in libcuda.so.1
+=========
+========= Invalid __global__ write of size 4 bytes
+=========     at matmul_naive_kernel(const float *, const float *, float *, int, int, int)+0x1c0 in /x/matmul_naive.cu:30
+=========
+========= ERROR SUMMARY: 12 errors
+)";
+  const std::string s = summarize_sanitizer("memcheck", out);
+  CHECK_THAT(s, Catch::Contains("compute-sanitizer (memcheck) reported an error in matmul_naive_kernel"));
+  CHECK_THAT(s, Catch::Contains("Invalid __global__ write of size 4 bytes"));
+  CHECK_THAT(s, Catch::Contains("matmul_naive.cu:30"));
+  CHECK_THAT(s, Catch::Contains("4 bytes after the nearest allocation"));
+  CHECK_THAT(s, Catch::Contains("ERROR SUMMARY: 12 errors"));
+  CHECK_THAT(s, !Catch::Contains("Host Frame"));
+}
+
+TEST_CASE("A racecheck report quotes the first race") {
+  const std::string out = R"(========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at matmul_tiled_kernel(const float *, const float *, float *, int, int, int)+0x2a0 in /x/matmul_tiled.cu:40
+=========     and Read access at matmul_tiled_kernel(const float *, const float *, float *, int, int, int)+0x3b0 in /x/matmul_tiled.cu:48 [2048 hazards]
+=========
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+)";
+  const std::string s = summarize_sanitizer("racecheck", out);
+  CHECK_THAT(s, Catch::Contains("in matmul_tiled_kernel"));
+  CHECK_THAT(s, Catch::Contains("Race reported between Write access"));
+  CHECK_THAT(s, Catch::Contains("matmul_tiled.cu:48"));
+  CHECK_THAT(s, Catch::Contains("RACECHECK SUMMARY: 1 hazard"));
+}
+
+TEST_CASE("A clean sanitizer run reports nothing") {
+  CHECK(summarize_sanitizer("memcheck", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").empty());
+  CHECK(summarize_sanitizer("racecheck",
+                            "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n")
+            .empty());
+}
