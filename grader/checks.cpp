@@ -72,10 +72,13 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("========= ", 0) != 0 && line != "=========") continue;
     std::string text = line.size() > 10 ? line.substr(10) : "";
-    if (text.find("ERROR SUMMARY") != std::string::npos || text.find("RACECHECK SUMMARY") != std::string::npos) {
+    // "ERROR SUMMARY: 812 errors" (not its "N errors were not printed" companion)
+    if ((text.rfind("ERROR SUMMARY: ", 0) == 0 && text.find("not printed") == std::string::npos) ||
+        text.find("RACECHECK SUMMARY") != std::string::npos) {
       summary = text;
       continue;
     }
+    if (text.find("ERROR SUMMARY") != std::string::npos) continue;
     if (done) continue;
     const bool starts = text.rfind("Invalid ", 0) == 0 || text.rfind("Error", 0) == 0 ||
                         text.rfind("Race reported", 0) == 0 || text.find("Uninitialized") != std::string::npos ||
@@ -170,7 +173,9 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
                       fmt::format("the test process was killed by {} while running this check",
                                   signal_name(p.signal)));
     r.output = tail(p.output);
-  } else if (p.exit_code == 77) {
+  } else if (p.exit_code == 77 && !have) {
+    // The binary found no usable GPU before running anything. (It also exits
+    // 77 when its only check was "not run", which the record then says.)
     r.verdict = "skipped";
     r.notes.push_back(skipped.empty() ? "no usable GPU" : skipped);
   } else if (!have) {

@@ -18,6 +18,7 @@ cudalab: NVIDIA H100 80GB HBM3; seed 2026
 ========= Invalid __global__ write of size 4 bytes
 =========     at matmul_naive_kernel(const float *, const float *, float *, int, int, int)+0x1c0 in /x/matmul_naive.cu:30
 =========
+========= ERROR SUMMARY: 800 errors were not printed. Use --print-limit option to adjust the number of printed errors
 ========= ERROR SUMMARY: 12 errors
 )";
   const std::string s = summarize_sanitizer("memcheck", out);
@@ -26,6 +27,7 @@ cudalab: NVIDIA H100 80GB HBM3; seed 2026
   CHECK_THAT(s, Catch::Contains("matmul_naive.cu:30"));
   CHECK_THAT(s, Catch::Contains("4 bytes after the nearest allocation"));
   CHECK_THAT(s, Catch::Contains("ERROR SUMMARY: 12 errors"));
+  CHECK_THAT(s, !Catch::Contains("not printed"));
   CHECK_THAT(s, !Catch::Contains("Host Frame"));
 }
 
