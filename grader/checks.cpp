@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -125,6 +126,7 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
   opt.argv.push_back(check.name);
   opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
+  if (ctx.max_timeout_s > 0) opt.timeout_s = std::min(opt.timeout_s, ctx.max_timeout_s);
   std::vector<std::string> extra = ctx.extra_env;
   constexpr int kSanitizerExit = 86;
   if (!ctx.sanitizer.empty()) {

@@ -41,6 +41,7 @@ struct RunContext {
   // compute-sanitizer tool to run the check under ("" none): memcheck,
   // racecheck, synccheck or initcheck. Speed checks are then not run.
   std::string sanitizer;
+  double max_timeout_s = 0;  // caps the lab's per-check timeout when > 0
 };
 
 // The sanitizer's first report, the kernel it names and its summary line, for

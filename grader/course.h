@@ -18,6 +18,7 @@ struct CourseSpec {
   std::map<std::string, double> weights;  // lab -> weight (default 1)
   std::string seed;                       // grading seed ("" = the labs' default)
   double build_timeout_s = 600;
+  double check_timeout_s = 0;  // caps every check's timeout when > 0
 
   double weight(const std::string& lab) const;
 };

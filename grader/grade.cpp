@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "policy.h"
 #include "process.h"
 #include "submission.h"
 
@@ -142,6 +143,85 @@ std::string Grader::build_lab(const std::string& lab, bool& ok) {
   return tidy_build_log(p.output, overlay_.string(), cfg_.verbose);
 }
 
+namespace {
+
+// Splits a compile command as Meson writes it (arguments with spaces quoted).
+std::vector<std::string> split_command(const std::string& cmd) {
+  std::vector<std::string> out;
+  std::string cur;
+  char quote = 0;
+  bool have = false;
+  for (std::size_t i = 0; i < cmd.size(); ++i) {
+    const char c = cmd[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < cmd.size()) cur += cmd[++i];
+      else cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c, have = true;
+    } else if (c == ' ') {
+      if (have || !cur.empty()) out.push_back(cur), cur.clear(), have = false;
+    } else {
+      cur += c;
+    }
+  }
+  if (have || !cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// The files a make-style dependency list names ("x.o: a.cu b.h \\ ...").
+std::vector<std::string> parse_deps(const std::string& text) {
+  std::vector<std::string> out;
+  const auto colon = text.find(": ");
+  std::istringstream in(colon == std::string::npos ? text : text.substr(colon + 2));
+  for (std::string tok; in >> tok;)
+    if (tok != "\\") out.push_back(tok);
+  return out;
+}
+
+}  // namespace
+
+std::string Grader::policy_problems(const LabSpec& lab) {
+  const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
+  if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
+  std::vector<std::string> problems;
+  for (const auto& f : lab.student_files) {
+    const std::string src = (overlay_ / lab.id / f).string();
+    const std::string prefix = "labs/" + lab.id + "-tests.p/";
+    for (const auto& e : db) {
+      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0) continue;
+      std::string error;
+      for (const auto& v : check_object(build_ / e.value("output", ""), error))
+        problems.push_back(fmt::format("{} uses {}: it {}", f, v.symbol, v.why));
+      if (!error.empty()) problems.push_back(error);
+      // Its includes, from the compiler itself, with the build's own flags.
+      std::vector<std::string> argv;
+      for (const auto& a : split_command(e.value("command", ""))) argv.push_back(a);
+      std::vector<std::string> deps_cmd;
+      for (std::size_t i = 0; i < argv.size(); ++i) {
+        if (argv[i] == "-o" || argv[i] == "-MF" || argv[i] == "-MQ" || argv[i] == "-MT") { ++i; continue; }
+        if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD") continue;
+        deps_cmd.push_back(argv[i]);
+      }
+      deps_cmd.push_back("-M");
+      ProcessOptions opt;
+      opt.argv = deps_cmd;
+      opt.cwd = build_.string();
+      opt.timeout_s = cfg_.course.build_timeout_s;
+      opt.output_cap = 4 << 20;
+      const ProcessResult p = run_process(opt);
+      if (p.ok())
+        for (const auto& inc : forbidden_includes(parse_deps(p.output), cfg_.source_root, overlay_ / lab.id))
+          problems.push_back(fmt::format("{} includes {}, a file of the course itself (tests or solutions): a "
+                                         "submission must be its own code", f, inc));
+    }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < problems.size() && i < 6; ++i) out += (i ? "\n" : "") + problems[i];
+  if (problems.size() > 6) out += fmt::format("\n... and {} more", problems.size() - 6);
+  return out;
+}
+
 bool Grader::prepare(std::string& error) {
   if (!ensure_configured(error)) return false;
   sync_overlay(nullptr);
@@ -233,6 +313,7 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
   ctx.seed = cfg_.seed;
   ctx.work_dir = cfg_.work_dir / "records";
   ctx.clean_env = true;
+  ctx.max_timeout_s = cfg_.course.check_timeout_s;
   for (auto& lab : g.labs) {
     const LabFiles* files = plan.find(lab.spec->id);
     if (!files || !files->complete()) {
@@ -248,6 +329,11 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
     if (!ok) {
       lab.status = "build_failed";
       lab.message = "the lab did not compile:\n" + log;
+      continue;
+    }
+    if (const std::string bad = policy_problems(*lab.spec); !bad.empty()) {
+      lab.status = "rejected";
+      lab.message = "the lab was not run:\n" + bad;
       continue;
     }
     if (!g.gpu) {

@@ -17,7 +17,8 @@ namespace cudalab {
 struct LabGrade {
   const LabSpec* spec = nullptr;
   double weight = 1;
-  // graded; missing (a student file is missing); build_failed; not_run (no GPU)
+  // graded; missing (a student file is missing); build_failed; rejected
+  // (a forbidden call or include); not_run (no GPU)
   std::string status;
   std::string message;  // why it was not graded, for the student
   std::vector<CheckResult> results;  // one per check, in the lab's order
@@ -60,6 +61,8 @@ class Grader {
   bool ensure_configured(std::string& error);
   void sync_overlay(const struct SubmissionPlan* plan);
   std::string build_lab(const std::string& lab, bool& ok);
+  // Symbols and includes the student's objects may not use; "" if none.
+  std::string policy_problems(const LabSpec& lab);
 
   GraderConfig cfg_;
   std::filesystem::path overlay_, build_;
