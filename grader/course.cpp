@@ -64,10 +64,10 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
     }
   }
   if (const toml::table* g = doc["grading"].as_table()) {
-    static const std::set<std::string> known = {"seed", "build_timeout_s", "check_timeout_s"};
+    static const std::set<std::string> known = {"seed", "build_timeout_s", "check_timeout_s", "cpu_mode"};
     for (const auto& [key, node] : *g)
       if (!known.count(std::string(key.str())))
-        fail(source, &node, fmt::format("[grading]: unknown field '{}' (known: seed, build_timeout_s, check_timeout_s)", key.str()));
+        fail(source, &node, fmt::format("[grading]: unknown field '{}' (known: seed, build_timeout_s, check_timeout_s, cpu_mode)", key.str()));
     if (const toml::node* s = g->get("seed")) {
       auto v = s->value<std::int64_t>();
       if (!s->is_integer() || !v || *v < 0) fail(source, s, "[grading]: seed must be a whole number >= 0");
@@ -82,6 +82,11 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
       auto v = t->value<double>();
       if (!t->is_number() || !v || *v <= 0) fail(source, t, "[grading]: check_timeout_s must be a positive number");
       c.check_timeout_s = *v;
+    }
+    if (const toml::node* m = g->get("cpu_mode")) {
+      auto v = m->value<bool>();
+      if (!m->is_boolean() || !v) fail(source, m, "[grading]: cpu_mode must be true or false");
+      c.cpu_mode = *v;
     }
   }
   return c;

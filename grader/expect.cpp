@@ -26,6 +26,20 @@ const Expectation* ExpectFile::find(const std::string& check_id) const {
   return nullptr;
 }
 
+ExpectFile ExpectFile::for_cpu_mode(const std::vector<std::string>& speed_checks) const {
+  ExpectFile out = *this;
+  out.cpu_overrides.clear();
+  for (auto& e : out.expectations)
+    if (std::find(speed_checks.begin(), speed_checks.end(), e.check_id) != speed_checks.end()) e = {e.check_id, "not_run", ""};
+  for (const auto& o : cpu_overrides) {
+    bool replaced = false;
+    for (auto& e : out.expectations)
+      if (e.check_id == o.check_id) e = o, replaced = true;
+    if (!replaced) out.expectations.push_back(o);
+  }
+  return out;
+}
+
 ExpectFile parse_expect(const std::string& text, const std::string& source) {
   toml::table doc;
   try {
@@ -41,20 +55,24 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
     throw ManifestError(fmt::format("{}: base must be \"solutions\" or \"labs\"", source));
   const toml::table* ex = doc["expect"].as_table();
   if (!ex || ex->empty()) throw ManifestError(fmt::format("{}: missing the [expect] table", source));
-  for (const auto& [key, node] : *ex) {
-    Expectation e;
-    e.check_id = std::string(key.str());
-    if (auto s = node.value<std::string>()) {
-      e.verdict = *s;
-    } else if (const toml::table* t = node.as_table()) {
-      e.verdict = (*t)["verdict"].value_or(std::string{});
-      e.says = (*t)["says"].value_or(std::string{});
+  auto read = [&](const toml::table& table, std::vector<Expectation>& into) {
+    for (const auto& [key, node] : table) {
+      Expectation e;
+      e.check_id = std::string(key.str());
+      if (auto s = node.value<std::string>()) {
+        e.verdict = *s;
+      } else if (const toml::table* t = node.as_table()) {
+        e.verdict = (*t)["verdict"].value_or(std::string{});
+        e.says = (*t)["says"].value_or(std::string{});
+      }
+      if (!verdicts.count(e.verdict))
+        throw ManifestError(fmt::format("{}:{}: {}: verdict must be one of pass, fail, timeout, crash, not_run, error",
+                                        source, node.source().begin.line, e.check_id));
+      into.push_back(e);
     }
-    if (!verdicts.count(e.verdict))
-      throw ManifestError(fmt::format("{}:{}: {}: verdict must be one of pass, fail, timeout, crash, not_run, error",
-                                      source, node.source().begin.line, e.check_id));
-    f.expectations.push_back(e);
-  }
+  };
+  read(*ex, f.expectations);
+  if (const toml::table* cpu = doc["expect_cpu"].as_table()) read(*cpu, f.cpu_overrides);
   return f;
 }
 

@@ -7,6 +7,8 @@
 //   [expect]
 //   square = "pass"
 //   ragged = { verdict = "fail", says = "boundary" }
+//   [expect_cpu]                # CPU mode only, where it differs (speed: not_run)
+//   square = "fail"
 #pragma once
 
 #include <filesystem>
@@ -25,8 +27,12 @@ struct ExpectFile {
   std::string description;
   std::string base = "solutions";
   std::vector<Expectation> expectations;  // in no particular order
+  std::vector<Expectation> cpu_overrides; // [expect_cpu]
 
   const Expectation* find(const std::string& check_id) const;
+  // The expectations in CPU mode: [expect_cpu] over [expect], and speed
+  // checks "not_run" (CPU mode never times).
+  ExpectFile for_cpu_mode(const std::vector<std::string>& speed_checks) const;
 };
 
 ExpectFile parse_expect(const std::string& text, const std::string& source);

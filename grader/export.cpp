@@ -30,7 +30,9 @@ std::string check_output(const CheckSpec& spec, const CheckResult& r, const Chec
 
 std::string submission_output(const SubmissionGrade& g) {
   std::string out = fmt::format("cudalab: {:.2f} / {:g} points", g.score, g.max_score);
-  out += g.gpu ? fmt::format(" (GPU: {})\n", g.gpu_line) : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
+  out += g.gpu        ? fmt::format(" (GPU: {})\n", g.gpu_line)
+         : g.cpu_mode ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run)\n", g.gpu_line)
+                      : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
   if (!g.error.empty()) out += g.error + "\n";
   for (const auto& lab : g.labs) {
     out += fmt::format("{}: {:.2f} / {:g}", lab.spec->id, lab.points, lab.max_points);

@@ -130,9 +130,9 @@ void Grader::sync_overlay(const SubmissionPlan* plan) {
   }
 }
 
-std::string Grader::build_lab(const std::string& lab, bool& ok) {
+std::string Grader::build_lab(const std::string& target, bool& ok) {
   ProcessOptions opt;
-  opt.argv = {"meson", "compile", "-C", build_.string(), lab + "-tests"};
+  opt.argv = {"meson", "compile", "-C", build_.string(), target};
   opt.timeout_s = cfg_.course.build_timeout_s;
   opt.output_cap = 1 << 20;
   const ProcessResult p = run_process(opt);
@@ -227,10 +227,13 @@ bool Grader::prepare(std::string& error) {
   sync_overlay(nullptr);
   for (const auto& lab : cfg_.labs) {
     bool ok = false;
-    const std::string log = build_lab(lab.id, ok);
-    if (!ok) {
-      error = fmt::format("building {} with the skeleton failed:\n{}", lab.id, log);
-      return false;
+    for (const char* suffix : {"-tests", "-tests-cpu"}) {
+      if (std::string(suffix) == "-tests-cpu" && !cfg_.course.cpu_mode) continue;
+      const std::string log = build_lab(lab.id + suffix, ok);
+      if (!ok) {
+        error = fmt::format("building {}{} with the skeleton failed:\n{}", lab.id, suffix, log);
+        return false;
+      }
     }
   }
   ProcessOptions opt;
@@ -325,7 +328,7 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
       continue;
     }
     bool ok = false;
-    const std::string log = build_lab(lab.spec->id, ok);
+    const std::string log = build_lab(lab.spec->id + "-tests", ok);
     if (!ok) {
       lab.status = "build_failed";
       lab.message = "the lab did not compile:\n" + log;
@@ -336,13 +339,22 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
       lab.message = "the lab was not run:\n" + bad;
       continue;
     }
-    if (!g.gpu) {
+    g.cpu_mode = !g.gpu && cfg_.course.cpu_mode;
+    if (!g.gpu && !g.cpu_mode) {
       lab.status = "not_run";
       lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
       continue;
     }
+    if (g.cpu_mode) {
+      const std::string cpu_log = build_lab(lab.spec->id + "-tests-cpu", ok);
+      if (!ok) {
+        lab.status = "build_failed";
+        lab.message = "the lab did not compile for CPU mode:\n" + cpu_log;
+        continue;
+      }
+    }
     lab.status = "graded";
-    ctx.binary = build_ / "labs" / (lab.spec->id + "-tests");
+    ctx.binary = build_ / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     ctx.lab_toml = lab.spec->file;
     for (const auto& check : lab.spec->checks) lab.results.push_back(run_check(ctx, *lab.spec, check));
   }

@@ -34,6 +34,7 @@ struct SubmissionGrade {
   double score = 0, max_score = 0;   // weighted totals
   double seconds = 0;
   bool gpu = false;
+  bool cpu_mode = false;  // no GPU; correctness graded in CPU mode (course.toml)
   std::string gpu_line;
   std::string error;  // the submission could not be read at all
 };
@@ -60,7 +61,7 @@ class Grader {
  private:
   bool ensure_configured(std::string& error);
   void sync_overlay(const struct SubmissionPlan* plan);
-  std::string build_lab(const std::string& lab, bool& ok);
+  std::string build_lab(const std::string& target, bool& ok);
   // Symbols and includes the student's objects may not use; "" if none.
   std::string policy_problems(const LabSpec& lab);
 

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <fmt/color.h>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -114,9 +115,96 @@ GpuProbe probe_gpu() {
   return g;
 }
 
-int cmd_test(const std::vector<std::string>& labs_arg, const std::vector<std::string>& only,
-             const std::string& seed, bool verbose, bool no_build, const std::string& sanitize) {
-  const std::vector<std::string> labs = labs_arg.empty() ? all_labs() : labs_arg;
+struct TestArgs {
+  std::vector<std::string> labs, only;
+  std::string seed, sanitize;
+  bool verbose = false, no_build = false, cpu = false, access_report = false;
+};
+
+bool target_exists(const std::string& target) {
+  // Meson writes every target into build.ninja; a CPU-mode target exists
+  // wherever simt built, a GPU one only where nvcc was found.
+  std::ifstream in(kBuildRoot / "build.ninja");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("build labs/" + target + ": ") != std::string::npos ||
+         text.find("build harness/" + target + ": ") != std::string::npos;
+}
+
+// Nsight Compute's memory-access metrics per kernel, for --access-report on a GPU.
+std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
+  const std::vector<std::string> names = {
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_st.sum"};
+  ProcessOptions opt;
+  opt.argv = {"ncu", "--metrics", fmt::format("{}", fmt::join(names, ",")), "--csv", "--page", "raw",
+              "--launch-count", "200", fs::absolute(ctx.binary).string(), "--lab-toml",
+              fs::absolute(ctx.lab_toml).string(), check.name};
+  opt.timeout_s = 600;
+  opt.output_cap = 8 << 20;
+  const ProcessResult p = run_process(opt);
+  if (!p.started || p.exit_code == 127)
+    return "access report: Nsight Compute (ncu) is not installed here; `--cpu --access-report` gives the "
+           "same counts from CPU mode\n";
+  if (p.output.find("ERR_NVGPUCTRPERM") != std::string::npos)
+    return "access report: this machine does not permit reading the GPU's performance counters "
+           "(ERR_NVGPUCTRPERM; an administrator can allow it); `--cpu --access-report` gives the same counts\n";
+  // CSV: a header row, a units row, then one row per kernel launch.
+  std::istringstream in(p.output);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '"') continue;
+    std::vector<std::string> cells;
+    std::string cell;
+    bool q = false;
+    for (char c : line) {
+      if (c == '"') q = !q;
+      else if (c == ',' && !q) cells.push_back(cell), cell.clear();
+      else cell += c;
+    }
+    cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  if (rows.size() < 3) return "access report: ncu measured no kernel (" + p.describe() + ")\n";
+  const auto& head = rows[0];
+  auto col = [&](const std::string& name) {
+    for (std::size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return static_cast<int>(i);
+    return -1;
+  };
+  const int kname = col("Kernel Name");
+  struct Sum {
+    double v[8] = {};
+  };
+  std::map<std::string, Sum> per_kernel;
+  for (std::size_t r = 2; r < rows.size(); ++r) {
+    if (kname < 0 || kname >= static_cast<int>(rows[r].size())) continue;
+    std::string k = rows[r][kname];
+    if (k.rfind("ref::", 0) == 0) continue;  // the references' kernels
+    k = k.substr(0, k.find('('));
+    auto& sum = per_kernel[k];
+    for (std::size_t m = 0; m < names.size(); ++m) {
+      const int c = col(names[m]);
+      if (c >= 0 && c < static_cast<int>(rows[r].size())) {
+        std::string v = rows[r][c];
+        v.erase(std::remove(v.begin(), v.end(), ','), v.end());
+        sum.v[m] += std::atof(v.c_str());
+      }
+    }
+  }
+  auto ratio = [](double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
+  std::string out = "access report (Nsight Compute, per kernel, over its launches in this check):\n";
+  out += fmt::format("  {:<30} {:>18} {:>18} {:>20} {:>20}\n", "kernel", "global ld sect/req", "global st sect/req",
+                     "shared ld confl/req", "shared st confl/req");
+  for (const auto& [k, s] : per_kernel)
+    out += fmt::format("  {:<30} {:>18} {:>18} {:>20} {:>20}\n", k.substr(0, 30), ratio(s.v[0], s.v[1]),
+                       ratio(s.v[2], s.v[3]), ratio(s.v[4], s.v[5]), ratio(s.v[6], s.v[7]));
+  return out;
+}
+
+int cmd_test(const TestArgs& a) {
+  const std::vector<std::string> labs = a.labs.empty() ? all_labs() : a.labs;
   std::vector<LabSpec> specs;
   for (const auto& id : labs) {
     const fs::path toml = kSourceRoot / "labs" / id / "lab.toml";
@@ -131,39 +219,77 @@ int cmd_test(const std::vector<std::string>& labs_arg, const std::vector<std::st
       return kUsage;
     }
   }
-  if (!no_build) {
-    std::vector<std::string> targets;
-    for (const auto& id : labs) targets.push_back(id + "-tests");
-    targets.push_back("cudalab-gpuinfo");
-    if (!build_targets(targets, verbose)) return kFailed;
+  const bool have_gpu_build = target_exists("cudalab-gpuinfo");
+  const bool have_cpu_build = target_exists(labs.front() + "-tests-cpu");
+  GpuProbe gpu;
+  if (!a.cpu && have_gpu_build) {
+    if (!a.no_build && !build_targets({"cudalab-gpuinfo"}, a.verbose)) return kFailed;
+    gpu = probe_gpu();
+  } else {
+    gpu.line = a.cpu ? "not used (--cpu)" : "not probed: the CUDA parts are not built (no nvcc?)";
   }
-  const Style style = Style::for_stdout(verbose);
-  const GpuProbe gpu = probe_gpu();
+  const bool cpu = a.cpu || !gpu.usable;
+  if (cpu && !have_cpu_build) {
+    fmt::print(stderr, "cudalab: no usable GPU ({}) and no CPU-mode build: nothing can run the checks\n", gpu.line);
+    return kNoGpu;
+  }
+  if (cpu && !a.sanitize.empty()) {
+    fmt::print(stderr, "cudalab: --sanitize needs a GPU (compute-sanitizer runs real kernels)\n");
+    return kUsage;
+  }
+  if (!a.no_build) {
+    std::vector<std::string> targets;
+    for (const auto& id : labs) {
+      if (have_gpu_build) targets.push_back(id + "-tests");  // nvcc must accept the file too
+      if (cpu) targets.push_back(id + (a.access_report ? "-tests-access" : "-tests-cpu"));
+    }
+    if (!build_targets(targets, a.verbose)) return kFailed;
+  }
+  const Style style = Style::for_stdout(a.verbose);
   fmt::print("GPU: {}\n", gpu.line);
-  if (!gpu.usable) fmt::print("The labs were built; their GPU checks are reported as skipped.\n");
+  if (cpu)
+    fmt::print("CPU mode: the kernels run on simulated GPU threads on the CPU. Correctness checks only; speed "
+               "checks are not run; timing, caches, warp lockstep and the memory model are not modelled "
+               "(handouts/cpu_mode.md).\n");
 
   bool any_failed = false;
   RunContext ctx;
-  ctx.seed = seed;
+  ctx.seed = a.seed;
   ctx.work_dir = kBuildRoot / "records";
   ctx.clean_env = false;  // a student's own machine: keep their environment
-  ctx.sanitizer = sanitize;
-  if (!sanitize.empty())
-    fmt::print("Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n", sanitize);
+  ctx.sanitizer = a.sanitize;
+  if (!a.sanitize.empty())
+    fmt::print("Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n",
+               a.sanitize);
   for (const auto& lab : specs) {
-    ctx.binary = kBuildRoot / "labs" / (lab.id + "-tests");
+    const std::string suffix = !cpu ? "-tests" : a.access_report ? "-tests-access" : "-tests-cpu";
+    ctx.binary = kBuildRoot / "labs" / (lab.id + suffix);
     ctx.lab_toml = lab.file;
-    print_lab_header(style, lab, seed.empty() ? "" : "seed " + seed);
+    std::string context = a.seed.empty() ? "" : "seed " + a.seed;
+    if (cpu) context = "CPU mode" + (context.empty() ? "" : ", " + context);
+    print_lab_header(style, lab, context);
     std::vector<CheckResult> results;
+    std::vector<std::string> reports;
     for (const auto& check : lab.checks) {
-      if (!only.empty() && std::find(only.begin(), only.end(), check.id) == only.end()) continue;
-      CheckResult r;
-      if (!gpu.usable) {
-        r.id = check.id, r.name = check.name, r.kind = check.kind, r.verdict = "skipped";
-      } else {
-        r = run_check(ctx, lab, check);
+      if (!a.only.empty() && std::find(a.only.begin(), a.only.end(), check.id) == a.only.end()) continue;
+      RunContext c = ctx;
+      const fs::path report = ctx.work_dir / fmt::format("{}-{}-access.txt", lab.id, check.id);
+      if (cpu && a.access_report) {
+        fs::create_directories(ctx.work_dir);
+        fs::remove(report);
+        c.extra_env.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + report.string());
       }
-      results.push_back(r);
+      results.push_back(run_check(c, lab, check));
+      if (a.access_report && check.kind == "correctness") {
+        if (cpu) {
+          std::ifstream in(report);
+          const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+          reports.push_back(fmt::format("access report for '{}' (CPU mode, per kernel source line):\n{}", check.id,
+                                        text.empty() ? "  (no accesses recorded)\n" : text));
+        } else {
+          reports.push_back(ncu_access_report(ctx, check));
+        }
+      }
     }
     double points = 0, max_points = 0;
     for (const auto& r : results) {
@@ -174,10 +300,11 @@ int cmd_test(const std::vector<std::string>& labs_arg, const std::vector<std::st
       max_points += s.max_points;
       any_failed |= (r.verdict != "pass" && r.verdict != "skipped" && r.verdict != "not_run");
     }
+    for (const auto& rep : reports) fmt::print("\n{}", rep);
     print_lab_total(style, lab, points, max_points,
-                    gpu.usable ? " (on this machine; your grade comes from the course's grader)" : " (GPU checks skipped)");
+                    cpu ? " (CPU mode: correctness only; speed needs a GPU)"
+                        : " (on this machine; your grade comes from the course's grader)");
   }
-  if (!gpu.usable) return kNoGpu;
   return any_failed ? kFailed : kOk;
 }
 
@@ -226,7 +353,9 @@ void write_exports(const SubmissionGrade& g, const std::vector<LabSpec>& labs, c
 }
 
 void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored) {
-  fmt::print("GPU: {}\n", g.gpu ? g.gpu_line : "none usable (" + g.gpu_line + "): built only, checks not run");
+  fmt::print("GPU: {}\n", g.gpu        ? g.gpu_line
+                          : g.cpu_mode ? "none usable (" + g.gpu_line + "): CPU mode, correctness checks only"
+                                       : "none usable (" + g.gpu_line + "): built only, checks not run");
   if (!g.error.empty()) fmt::print("{}\n", g.error);
   for (const auto& lab : g.labs) {
     print_lab_header(style, *lab.spec, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
@@ -310,7 +439,7 @@ int cmd_grade(const GradeArgs& a) {
     write_exports(g, labs, out);
     fmt::print("results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt)\n",
                out.string());
-    return g.gpu ? kOk : kNoGpu;
+    return g.gpu || g.cpu_mode ? kOk : kNoGpu;
   }
 
   // Batch: every folder or archive in the batch folder, one after another.
@@ -356,7 +485,7 @@ int cmd_grade(const GradeArgs& a) {
         fmt::print(stderr, "  {}: internal error: {}\n", id, e.what());
         continue;  // a failing submission never stops the batch
       }
-      any_gpu |= g.gpu;
+      any_gpu |= g.gpu || g.cpu_mode;
       ++graded_now;
       write_exports(g, labs, dir);
       row = csv_row(g);
@@ -391,7 +520,7 @@ int cmd_grade(const GradeArgs& a) {
   return graded_now > 0 && !any_gpu ? kNoGpu : kOk;
 }
 
-int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path) {
+int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path, bool cpu) {
   LabSpec lab;
   ExpectFile ex;
   try {
@@ -401,11 +530,17 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     fmt::print(stderr, "cudalab: {}\n", e.what());
     return kUsage;
   }
+  if (cpu) {
+    std::vector<std::string> speed;
+    for (const auto& c : lab.checks)
+      if (c.kind == "speed") speed.push_back(c.id);
+    ex = ex.for_cpu_mode(speed);
+  }
   RunContext ctx;
   ctx.binary = binary;
   ctx.lab_toml = lab_toml;
   ctx.work_dir = fs::temp_directory_path() / "cudalab-expect";
-  fmt::print("{}: {}\n", expect_path.parent_path().filename().string(), ex.description);
+  fmt::print("{}: {}{}\n", expect_path.parent_path().filename().string(), ex.description, cpu ? " [CPU mode]" : "");
   fmt::print("{:<20} {:<9} {:<9} {}\n", "check", "expected", "got", "message");
   for (const auto& e : ex.expectations) {
     if (!lab.find_by_id(e.check_id)) {
@@ -511,17 +646,21 @@ int main(int argc, char** argv) {
   CLI::App app{"cudalab: GPU memory-optimisation labs: build, check, grade"};
   app.require_subcommand(1);
 
-  std::vector<std::string> labs, only;
-  std::string seed;
-  bool verbose = false, no_build = false;
+  TestArgs ta;
   auto* test = app.add_subcommand("test", "Build the labs in labs/ and run their checks (all labs if none named)");
-  test->add_option("labs", labs, "labs to test, e.g. 03_tiling");
-  test->add_option("--check", only, "run only these checks (ids from lab.toml)");
-  test->add_option("--seed", seed, "seed for the random inputs");
-  test->add_flag("-v,--verbose", verbose, "show every failure and the test output");
-  test->add_flag("--no-build", no_build, "do not rebuild first");
-  std::string sanitize;
-  test->add_option("--sanitize", sanitize, "run the checks under compute-sanitizer: memcheck (default), racecheck, synccheck, initcheck")
+  test->add_option("labs", ta.labs, "labs to test, e.g. 03_tiling");
+  test->add_option("--check", ta.only, "run only these checks (ids from lab.toml)");
+  test->add_option("--seed", ta.seed, "seed for the random inputs");
+  test->add_flag("-v,--verbose", ta.verbose, "show every failure and the test output");
+  test->add_flag("--no-build", ta.no_build, "do not rebuild first");
+  test->add_flag("--cpu", ta.cpu,
+                 "CPU mode: run the kernels on simulated GPU threads (automatic without a GPU); correctness "
+                 "only: no timing, caches, warp lockstep or memory model");
+  test->add_flag("--access-report", ta.access_report,
+                 "per kernel: global sectors per request and shared-memory bank conflicts per request (CPU "
+                 "mode: per source line; on a GPU: Nsight Compute, where permitted)");
+  test->add_option("--sanitize", ta.sanitize,
+                   "run the checks under compute-sanitizer: memcheck (default), racecheck, synccheck, initcheck")
       ->expected(0, 1)
       ->default_str("memcheck")
       ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}));
@@ -550,6 +689,8 @@ int main(int argc, char** argv) {
   expect->add_option("--binary", binary, "the lab test binary")->required();
   expect->add_option("--lab-toml", lab_toml, "the lab's manifest")->required();
   expect->add_option("--expect", expect_path, "the expected verdicts")->required();
+  bool expect_cpu = false;
+  expect->add_flag("--cpu", expect_cpu, "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
 
   try {
     app.parse(argc, argv);
@@ -559,8 +700,8 @@ int main(int argc, char** argv) {
   try {
     if (*test) {
       // --sanitize alone means memcheck
-      if (test->count("--sanitize") && sanitize.empty()) sanitize = "memcheck";
-      return cmd_test(labs, only, seed, verbose, no_build, sanitize);
+      if (test->count("--sanitize") && ta.sanitize.empty()) ta.sanitize = "memcheck";
+      return cmd_test(ta);
     }
     if (*grade) return cmd_grade(ga);
     if (*doctor) return cmd_doctor();
@@ -569,7 +710,7 @@ int main(int argc, char** argv) {
       meson_args.insert(meson_args.end(), extras.begin(), extras.end());
       return cmd_selftest(meson_args);
     }
-    if (*expect) return cmd_expect(binary, lab_toml, expect_path);
+    if (*expect) return cmd_expect(binary, lab_toml, expect_path, expect_cpu);
   } catch (const std::exception& e) {
     fmt::print(stderr, "cudalab: internal error: {}\n", e.what());
     return kFailed;

@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     std::printf("cudalab: skipping the GPU checks: %s\n", gpu.reason.c_str());
     return 77;  // meson test: skipped
   }
-  cudalab::set_record_context("mode", "gpu");
+  cudalab::set_record_context("mode", cudalab::cpu_mode() ? "cpu" : "gpu");
   std::printf("cudalab: %s; seed %llu\n", gpu.describe().c_str(),
               static_cast<unsigned long long>(cudalab::seed()));
 
