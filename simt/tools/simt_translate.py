@@ -525,6 +525,8 @@ def translate(text: str, shown: str, input_dir: str) -> str:
     templates = template_kernels(text) | template_kernels(local_includes(text, input_dir, set()))
     edits = rewrite_launches(src, templates) + rewrite_shared(src) + rewrite_directives(src, input_dir)
     body = apply(text, edits)
+    # simt defines no __noinline__ macro (device.h says why): spell it out here.
+    body = re.sub(r"\b__noinline__\b", "__attribute__((noinline))", body)
     return f"#line 1 {c_string(shown)}\n{body}"
 
 

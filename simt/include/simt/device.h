@@ -18,8 +18,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-// libstdc++ writes __attribute__((__noinline__)) in <memory>: included before
-// __noinline__ becomes a macro, as with nvcc's own headers.
 #include <memory>
 
 #include "vector_types.h"
@@ -31,7 +29,9 @@
 #define __managed__
 #define __grid_constant__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
+// No __noinline__ macro: libstdc++ 13 writes __attribute__((__noinline__)),
+// which such a macro would break (as CUDA's own headers avoid it for host
+// code). The translator rewrites __noinline__ in .cu files instead.
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #ifndef __shared__
