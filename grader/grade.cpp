@@ -88,14 +88,20 @@ void score_submission(SubmissionGrade& g) {
   }
 }
 
-Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {
-  overlay_ = cfg_.work_dir / "overlay" / "labs";
-  build_ = cfg_.work_dir / "build";
+Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
+
+fs::path Grader::overlay(int slot) const {
+  return (slot == 0 ? cfg_.work_dir : cfg_.work_dir / fmt::format("slot-{}", slot)) / "overlay" / "labs";
 }
 
-bool Grader::ensure_configured(std::string& error) {
+fs::path Grader::build(int slot) const {
+  return (slot == 0 ? cfg_.work_dir : cfg_.work_dir / fmt::format("slot-{}", slot)) / "build";
+}
+
+bool Grader::ensure_configured(int slot, std::string& error) {
+  const fs::path build_ = build(slot), overlay_ = overlay(slot);
   if (fs::exists(build_ / "build.ninja")) return true;
-  sync_overlay(nullptr);
+  sync_overlay(nullptr, slot);
   ProcessOptions opt;
   opt.argv = {"meson", "setup", build_.string(), cfg_.source_root.string(), "-Dlabs_dir=" + overlay_.string(),
               "-Dvariants=false", "--buildtype=release"};
@@ -109,7 +115,8 @@ bool Grader::ensure_configured(std::string& error) {
   return true;
 }
 
-void Grader::sync_overlay(const SubmissionPlan* plan) {
+void Grader::sync_overlay(const SubmissionPlan* plan, int slot) {
+  const fs::path overlay_ = overlay(slot);
   const fs::path labs = cfg_.source_root / "labs";
   if (fs::exists(labs / "common"))
     for (const auto& e : fs::recursive_directory_iterator(labs / "common"))
@@ -130,7 +137,8 @@ void Grader::sync_overlay(const SubmissionPlan* plan) {
   }
 }
 
-std::string Grader::build_lab(const std::string& target, bool& ok) {
+std::string Grader::build_lab(const std::string& target, int slot, bool& ok) {
+  const fs::path build_ = build(slot), overlay_ = overlay(slot);
   ProcessOptions opt;
   opt.argv = {"meson", "compile", "-C", build_.string(), target};
   opt.timeout_s = cfg_.course.build_timeout_s;
@@ -181,7 +189,8 @@ std::vector<std::string> parse_deps(const std::string& text) {
 
 }  // namespace
 
-std::string Grader::policy_problems(const LabSpec& lab) {
+std::string Grader::policy_problems(const LabSpec& lab, int slot) {
+  const fs::path build_ = build(slot), overlay_ = overlay(slot);
   const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
   if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
   std::vector<std::string> problems;
@@ -223,13 +232,13 @@ std::string Grader::policy_problems(const LabSpec& lab) {
 }
 
 bool Grader::prepare(std::string& error) {
-  if (!ensure_configured(error)) return false;
-  sync_overlay(nullptr);
+  if (!ensure_configured(0, error)) return false;
+  sync_overlay(nullptr, 0);
   for (const auto& lab : cfg_.labs) {
     bool ok = false;
     for (const char* suffix : {"-tests", "-tests-cpu"}) {
       if (std::string(suffix) == "-tests-cpu" && !cfg_.course.cpu_mode) continue;
-      const std::string log = build_lab(lab.id + suffix, ok);
+      const std::string log = build_lab(lab.id + suffix, 0, ok);
       if (!ok) {
         error = fmt::format("building {}{} with the skeleton failed:\n{}", lab.id, suffix, log);
         return false;
@@ -237,15 +246,21 @@ bool Grader::prepare(std::string& error) {
     }
   }
   ProcessOptions opt;
-  opt.argv = {"meson", "compile", "-C", build_.string(), "cudalab-gpuinfo"};
+  opt.argv = {"meson", "compile", "-C", build(0).string(), "cudalab-gpuinfo"};
   opt.timeout_s = cfg_.course.build_timeout_s;
   run_process(opt);
   return true;
 }
 
 SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id) {
+  return run(stage(submission, id, 0));
+}
+
+Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, int slot) {
   const auto t0 = std::chrono::steady_clock::now();
-  SubmissionGrade g;
+  Staged st;
+  st.slot = slot;
+  SubmissionGrade& g = st.grade;
   g.id = id;
   for (const auto& lab : cfg_.labs) {
     LabGrade lg;
@@ -253,39 +268,34 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
     lg.weight = cfg_.course.weight(lab.id);
     g.labs.push_back(lg);
   }
-  auto finish = [&] {
-    score_submission(g);
-    g.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return g;
+  st.ready.assign(g.labs.size(), false);
+  auto done = [&] {
+    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return st;
   };
-  auto fail_all = [&](const std::string& status, const std::string& why) {
-    for (auto& lab : g.labs) {
-      lab.status = status;
-      lab.message = why;
-      fill_unrun(lab);
-    }
+  auto fail_all = [&](const std::string& why) {
+    g.error = why;
+    for (auto& lab : g.labs) lab.status = "missing", lab.message = why;
   };
 
-  // The submission: a folder, or an archive unpacked into the work folder.
+  // The submission: a folder, or an archive unpacked into the slot's folder.
   fs::path root = submission;
   if (!fs::exists(submission)) {
-    g.error = fmt::format("the submission {} does not exist", submission.string());
-    fail_all("missing", g.error);
-    return finish();
+    fail_all(fmt::format("the submission {} does not exist", submission.string()));
+    return done();
   }
   if (fs::is_regular_file(submission)) {
     if (!is_archive(submission)) {
-      g.error = fmt::format("{} is neither a folder nor a .zip, .tar.gz or .tar archive", printable(submission.filename().string()));
-      fail_all("missing", g.error);
-      return finish();
+      fail_all(fmt::format("{} is neither a folder nor a .zip, .tar.gz or .tar archive",
+                           printable(submission.filename().string())));
+      return done();
     }
-    root = cfg_.work_dir / "unpacked";
+    root = build(slot).parent_path() / "unpacked";
     fs::remove_all(root);
     std::string error;
     if (!extract_archive(submission, root, cfg_.source_root, g.ignored, error)) {
-      g.error = error;
-      fail_all("missing", error);
-      return finish();
+      fail_all(error);
+      return done();
     }
   }
   const SubmissionPlan plan = plan_submission(root, cfg_.labs);
@@ -293,31 +303,14 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
   g.notes.insert(g.notes.end(), plan.notes.begin(), plan.notes.end());
 
   std::string error;
-  if (!ensure_configured(error)) throw std::runtime_error(error);
-  sync_overlay(&plan);
-
-  // The GPU, once per submission (a previous one may have left it unusable).
-  ProcessOptions probe;
-  probe.argv = {(build_ / "harness" / "cudalab-gpuinfo").string()};
-  probe.timeout_s = 60;
-  if (!fs::exists(probe.argv[0])) {
-    ProcessOptions b;
-    b.argv = {"meson", "compile", "-C", build_.string(), "cudalab-gpuinfo"};
-    b.timeout_s = cfg_.course.build_timeout_s;
-    run_process(b);
+  if (!ensure_configured(slot, error)) throw std::runtime_error(error);
+  sync_overlay(&plan, slot);
+  if (!fs::exists(build(slot) / "harness" / "cudalab-gpuinfo")) {
+    bool ignored = false;
+    build_lab("cudalab-gpuinfo", slot, ignored);
   }
-  const ProcessResult pr = run_process(probe);
-  const auto info = nlohmann::json::parse(pr.output, nullptr, false);
-  g.gpu = !info.is_discarded() && info.is_object() && info.value("usable", false);
-  g.gpu_line = info.is_object() ? (g.gpu ? info.value("name", "") : info.value("reason", ""))
-                                : "not probed: " + pr.describe();
-
-  RunContext ctx;
-  ctx.seed = cfg_.seed;
-  ctx.work_dir = cfg_.work_dir / "records";
-  ctx.clean_env = true;
-  ctx.max_timeout_s = cfg_.course.check_timeout_s;
-  for (auto& lab : g.labs) {
+  for (std::size_t i = 0; i < g.labs.size(); ++i) {
+    LabGrade& lab = g.labs[i];
     const LabFiles* files = plan.find(lab.spec->id);
     if (!files || !files->complete()) {
       std::string why;
@@ -328,39 +321,68 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
       continue;
     }
     bool ok = false;
-    const std::string log = build_lab(lab.spec->id + "-tests", ok);
+    const std::string log = build_lab(lab.spec->id + "-tests", slot, ok);
     if (!ok) {
       lab.status = "build_failed";
       lab.message = "the lab did not compile:\n" + log;
       continue;
     }
-    if (const std::string bad = policy_problems(*lab.spec); !bad.empty()) {
+    if (const std::string bad = policy_problems(*lab.spec, slot); !bad.empty()) {
       lab.status = "rejected";
       lab.message = "the lab was not run:\n" + bad;
       continue;
     }
-    g.cpu_mode = !g.gpu && cfg_.course.cpu_mode;
-    if (!g.gpu && !g.cpu_mode) {
-      lab.status = "not_run";
-      lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
-      continue;
-    }
-    if (g.cpu_mode) {
-      const std::string cpu_log = build_lab(lab.spec->id + "-tests-cpu", ok);
+    if (cfg_.course.cpu_mode) {
+      const std::string cpu_log = build_lab(lab.spec->id + "-tests-cpu", slot, ok);
       if (!ok) {
         lab.status = "build_failed";
         lab.message = "the lab did not compile for CPU mode:\n" + cpu_log;
         continue;
       }
     }
+    st.ready[i] = true;
+  }
+  return done();
+}
+
+SubmissionGrade Grader::run(Staged st) {
+  const auto t0 = std::chrono::steady_clock::now();
+  SubmissionGrade g = std::move(st.grade);
+  if (g.error.empty()) {
+    // The GPU, once per submission (a previous one may have left it unusable).
+    ProcessOptions probe;
+    probe.argv = {(build(st.slot) / "harness" / "cudalab-gpuinfo").string()};
+    probe.timeout_s = 60;
+    const ProcessResult pr = run_process(probe);
+    const auto info = nlohmann::json::parse(pr.output, nullptr, false);
+    g.gpu = !info.is_discarded() && info.is_object() && info.value("usable", false);
+    g.gpu_line = info.is_object() ? (g.gpu ? info.value("name", "") : info.value("reason", ""))
+                                  : "not probed: " + pr.describe();
+    g.cpu_mode = !g.gpu && cfg_.course.cpu_mode;
+  }
+  RunContext ctx;
+  ctx.seed = cfg_.seed;
+  ctx.work_dir = cfg_.work_dir / "records";
+  ctx.clean_env = true;
+  ctx.max_timeout_s = cfg_.course.check_timeout_s;
+  for (std::size_t i = 0; i < g.labs.size(); ++i) {
+    LabGrade& lab = g.labs[i];
+    if (!st.ready[i]) continue;
+    if (!g.gpu && !g.cpu_mode) {
+      lab.status = "not_run";
+      lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
+      continue;
+    }
     lab.status = "graded";
-    ctx.binary = build_ / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
+    ctx.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     ctx.lab_toml = lab.spec->file;
     for (const auto& check : lab.spec->checks) lab.results.push_back(run_check(ctx, *lab.spec, check));
   }
   for (auto& lab : g.labs)
     if (lab.status != "graded") fill_unrun(lab);
-  return finish();
+  score_submission(g);
+  g.seconds = st.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return g;
 }
 
 }  // namespace cudalab

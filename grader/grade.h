@@ -50,23 +50,39 @@ struct GraderConfig {
 
 class Grader {
  public:
+  // A submission built and checked against the policy, ready for its checks.
+  struct Staged {
+    SubmissionGrade grade;
+    int slot = 0;
+    std::vector<bool> ready;  // per lab: built and allowed; its checks still to run
+    double seconds = 0;       // spent staging
+  };
+
   explicit Grader(GraderConfig config);
 
   // Configures and builds the grading folder with the skeletons, so that
   // grading a submission compiles only its files (the autograder's setup).
   bool prepare(std::string& error);
   SubmissionGrade grade(const std::filesystem::path& submission, const std::string& id);
+
+  // The two halves of grade(), so that a batch builds the next submission on
+  // the CPU (in the other slot: its own overlay and build folder) while the
+  // GPU runs this one's checks, one check at a time.
+  Staged stage(const std::filesystem::path& submission, const std::string& id, int slot);  // CPU only
+  SubmissionGrade run(Staged staged);                                                    // the GPU
+
   const GraderConfig& config() const { return cfg_; }
 
  private:
-  bool ensure_configured(std::string& error);
-  void sync_overlay(const struct SubmissionPlan* plan);
-  std::string build_lab(const std::string& target, bool& ok);
+  std::filesystem::path overlay(int slot) const;
+  std::filesystem::path build(int slot) const;
+  bool ensure_configured(int slot, std::string& error);
+  void sync_overlay(const struct SubmissionPlan* plan, int slot);
+  std::string build_lab(const std::string& target, int slot, bool& ok);
   // Symbols and includes the student's objects may not use; "" if none.
-  std::string policy_problems(const LabSpec& lab);
+  std::string policy_problems(const LabSpec& lab, int slot);
 
   GraderConfig cfg_;
-  std::filesystem::path overlay_, build_;
 };
 
 // Fills score, max_score and each lab's points from its results. Host-only.

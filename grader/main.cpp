@@ -17,6 +17,7 @@
 #include <chrono>
 #include <fmt/color.h>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <map>
 #include <regex>
@@ -453,47 +454,68 @@ int cmd_grade(const GradeArgs& a) {
   }
   std::sort(entries.begin(), entries.end());
   const fs::path out = a.out.empty() ? kSourceRoot / "results" / "batch" : fs::path(a.out);
+  std::vector<std::string> rows(entries.size());
+  auto row_of = [](const fs::path& file) {
+    std::ifstream in(file);
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    return row;
+  };
+  // Resume: what was graded before keeps its row.
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const fs::path dir = out / submission_id(entries[i]);
+    if (!a.force && fs::exists(dir / "results.json") && fs::exists(dir / "grade.csv")) {
+      rows[i] = row_of(dir / "grade.csv");
+      fmt::print("[{}/{}] {}: graded before, skipped (--force grades it again)\n", i + 1, entries.size(),
+                 submission_id(entries[i]));
+    } else {
+      todo.push_back(i);
+    }
+  }
+  // Pipeline: while the GPU runs submission k's checks, one at a time, the
+  // CPU builds submission k+1 in the other slot.
+  bool any_gpu = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto stage = [&](std::size_t k) {
+    const std::size_t i = todo[k];
+    return std::async(std::launch::async, [&grader, &entries, i, k] {
+      return grader.stage(entries[i], submission_id(entries[i]), static_cast<int>(k % 2));
+    });
+  };
+  std::future<Grader::Staged> next;
+  if (!todo.empty()) next = stage(0);
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    const std::size_t i = todo[k];
+    const std::string id = submission_id(entries[i]);
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::string eta = k ? fmt::format(", ETA {:.0f} s", elapsed / k * (todo.size() - k)) : "";
+    fmt::print("[{}/{}] grading {}{} ...\n", i + 1, entries.size(), id, eta);
+    std::fflush(stdout);
+    SubmissionGrade g;
+    try {
+      Grader::Staged st = next.get();
+      if (k + 1 < todo.size()) next = stage(k + 1);
+      g = grader.run(std::move(st));
+    } catch (const std::exception& e) {
+      if (k + 1 < todo.size() && !next.valid()) next = stage(k + 1);
+      fmt::print(stderr, "  {}: internal error: {}\n", id, e.what());
+      rows[i] = fmt::format("{},0.00,0,{}error", csv_field(id), std::string(labs.size(), ','));
+      continue;  // a failing submission never stops the batch
+    }
+    any_gpu |= g.gpu || g.cpu_mode;
+    write_exports(g, labs, out / id);
+    rows[i] = csv_row(g);
+    rows[i].pop_back();
+    fmt::print("  {:.2f} / {:g}\n", g.score, g.max_score);
+  }
   std::string csv = csv_header(labs);
   std::map<std::string, Distribution> per_lab;
   Distribution total;
-  bool any_gpu = false;
-  const auto t0 = std::chrono::steady_clock::now();
-  int graded_now = 0;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const std::string id = submission_id(entries[i]);
-    const fs::path dir = out / id;
-    auto row_of = [&](const std::string& file) {
-      std::ifstream in(file);
-      std::string header, row;
-      std::getline(in, header);
-      std::getline(in, row);
-      return row;
-    };
-    std::string row;
-    if (!a.force && fs::exists(dir / "results.json") && fs::exists(dir / "grade.csv")) {
-      row = row_of((dir / "grade.csv").string());
-      fmt::print("[{}/{}] {}: graded before, skipped (--force grades it again)\n", i + 1, entries.size(), id);
-    } else {
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const std::string eta = graded_now ? fmt::format(", ETA {:.0f} s", elapsed / graded_now * (entries.size() - i)) : "";
-      fmt::print("[{}/{}] grading {}{} ...\n", i + 1, entries.size(), id, eta);
-      std::fflush(stdout);
-      SubmissionGrade g;
-      try {
-        g = grader.grade(entries[i], id);
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "  {}: internal error: {}\n", id, e.what());
-        continue;  // a failing submission never stops the batch
-      }
-      any_gpu |= g.gpu || g.cpu_mode;
-      ++graded_now;
-      write_exports(g, labs, dir);
-      row = csv_row(g);
-      row.pop_back();
-      fmt::print("  {:.2f} / {:g}\n", g.score, g.max_score);
-    }
+  for (const auto& row : rows) {
     csv += row + "\n";
-    // Aggregate from the CSV row, so that resumed submissions count too.
+    // Aggregate from the CSV rows, so that resumed submissions count too.
     std::vector<std::string> cells;
     std::string cell;
     bool quoted = false;
@@ -517,7 +539,7 @@ int cmd_grade(const GradeArgs& a) {
   fmt::print("\n{} submissions; gradebook: {}\n", entries.size(), (out / "grades.csv").string());
   for (const auto& l : labs) fmt::print("  {:<16} {}\n", l.id, per_lab[l.id].line());
   fmt::print("  {:<16} {}\n", "total", total.line());
-  return graded_now > 0 && !any_gpu ? kNoGpu : kOk;
+  return !todo.empty() && !any_gpu ? kNoGpu : kOk;
 }
 
 int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path, bool cpu) {
