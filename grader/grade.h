@@ -45,6 +45,9 @@ struct GraderConfig {
   CourseSpec course;
   std::vector<LabSpec> labs;          // the course's labs, in its order
   std::string seed;                   // inputs' seed at grading time
+  // compute-sanitizer tools to run each passing correctness check under too
+  // (e.g. memcheck, racecheck): a report turns the check into a failure.
+  std::vector<std::string> sanitizers;
   bool verbose = false;
 };
 

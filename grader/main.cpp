@@ -322,6 +322,7 @@ struct GradeArgs {
   std::string course;       // course.toml
   std::string seed;
   std::string work;         // the grading build
+  std::vector<std::string> sanitize;  // memcheck, racecheck, ...
   bool force = false, verbose = false, prepare = false;
 };
 
@@ -413,6 +414,7 @@ int cmd_grade(const GradeArgs& a) {
   cfg.labs = labs;
   cfg.seed = a.seed.empty() ? course.seed : a.seed;
   cfg.verbose = a.verbose;
+  cfg.sanitizers = a.sanitize;
   Grader grader(cfg);
   const Style style = Style::for_stdout(a.verbose);
 
@@ -696,6 +698,10 @@ int main(int argc, char** argv) {
   grade->add_option("--seed", ga.seed, "seed for the inputs (default: the course's grading seed)");
   grade->add_option("--work-dir", ga.work, "the grading build folder (default build-grade/)");
   grade->add_flag("--force", ga.force, "grade again submissions a batch graded before");
+  grade->add_option("--sanitize", ga.sanitize,
+                    "also run each passing correctness check under these compute-sanitizer tools "
+                    "(e.g. --sanitize memcheck racecheck); a report fails the check")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}));
   grade->add_flag("--prepare", ga.prepare, "only configure and build the grading folder (autograder setup)");
   grade->add_flag("-v,--verbose", ga.verbose, "show every failure, the full compiler output and the test output");
 
