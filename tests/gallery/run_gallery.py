@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+"""The rogues' gallery: bad submissions graded through `cudalab grade --batch`,
+each against its expected verdict.
+
+  run_gallery.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR [--host-only | --require-gpu] [--only TEXT]... [--keep]
+
+Every folder tests/gallery/NN_name/ with an entry.toml is one submission for
+one lab (README.md in this folder describes entry.toml). Each submission also
+carries the solution of one known-good lab (02_naive_matmul, or 03_tiling for
+an entry about lab 02), which must come out untouched: full points with a GPU,
+built and "not_run" without one. All submissions are graded in one batch with
+a gallery course file (every lab, the grading seed, check_timeout_s = 20); the
+runner then reads each submission's results.json, report.txt and grade.csv
+and prints one row per entry: expected, got, and the message.
+
+Without a GPU (cudalab exits 3), entries marked gpu = true are reported as
+"skipped (no GPU)" (they are still built, and one that does not build fails);
+with --host-only they are not submitted at all. Exit code 0 when every row
+that ran matched, 1 otherwise; with --require-gpu, 77 (Meson's "skipped")
+when there is no GPU and nothing else failed. The last line is
+`gallery: N passed, M failed, K skipped`.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zipfile
+
+STATUSES = {"graded", "missing", "build_failed", "rejected", "not_run"}
+VERDICTS = {"pass", "fail", "timeout", "crash"}
+ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "expect"}
+EXPECT_KEYS = {"status", "check", "verdict", "says"}
+CREATE_KEYS = {"path", "from", "text", "size", "symlink", "pad_to"}
+SEED = 424242
+CHECK_TIMEOUT_S = 20
+
+
+class EntryError(Exception):
+    pass
+
+
+def load_labs(src):
+    labs = {}
+    root = os.path.join(src, "labs")
+    for name in sorted(os.listdir(root)):
+        toml = os.path.join(root, name, "lab.toml")
+        if os.path.isfile(toml):
+            with open(toml, "rb") as f:
+                data = tomllib.load(f)
+            labs[name] = {"student_files": data["lab"]["student_files"],
+                          "checks": {c["id"]: c["name"] for c in data.get("check", [])}}
+    return labs
+
+
+def load_entry(folder, labs):
+    with open(os.path.join(folder, "entry.toml"), "rb") as f:
+        e = tomllib.load(f)
+    name = os.path.basename(folder)
+    unknown = set(e) - ENTRY_KEYS
+    if unknown:
+        raise EntryError(f"{name}/entry.toml: unknown keys {sorted(unknown)}")
+    for key in ("description", "lab", "gpu", "expect"):
+        if key not in e:
+            raise EntryError(f"{name}/entry.toml: missing '{key}'")
+    if e["lab"] not in labs:
+        raise EntryError(f"{name}/entry.toml: no lab '{e['lab']}' (labs: {', '.join(labs)})")
+    if not isinstance(e["gpu"], bool):
+        raise EntryError(f"{name}/entry.toml: gpu must be true or false")
+    if e.get("archive", "zip") != "zip":
+        raise EntryError(f"{name}/entry.toml: archive may only be \"zip\"")
+    x = e["expect"]
+    unknown = set(x) - EXPECT_KEYS
+    if unknown:
+        raise EntryError(f"{name}/entry.toml: unknown keys in [expect]: {sorted(unknown)}")
+    status = x.get("status")
+    x["status"] = [status] if isinstance(status, str) else status
+    if not x["status"] or any(s not in STATUSES for s in x["status"]):
+        raise EntryError(f"{name}/entry.toml: [expect] status must be one of (or a list of) {sorted(STATUSES)}")
+    if "check" in x and x["check"] not in labs[e["lab"]]["checks"]:
+        raise EntryError(f"{name}/entry.toml: {e['lab']} has no check '{x['check']}'")
+    if "verdict" in x and ("check" not in x or x["verdict"] not in VERDICTS):
+        raise EntryError(f"{name}/entry.toml: verdict needs a check and is one of {sorted(VERDICTS)}")
+    for c in e.get("create", []):
+        if set(c) - CREATE_KEYS or "path" not in c:
+            raise EntryError(f"{name}/entry.toml: [[create]] takes path and {sorted(CREATE_KEYS - {'path'})}")
+    e["name"] = name
+    e["folder"] = folder
+    return e
+
+
+def extra_lab(entry):
+    return "03_tiling" if entry["lab"] == "02_naive_matmul" else "02_naive_matmul"
+
+
+def entry_items(entry, src, labs):
+    """What the submission holds: (relative path, kind, value) with kind
+    'bytes', 'sparse' (a size) or 'symlink' (a target)."""
+    items = []
+    folder = entry["folder"]
+    for dirpath, _, files in os.walk(folder):
+        for f in sorted(files):
+            rel = os.path.relpath(os.path.join(dirpath, f), folder)
+            if rel == "entry.toml":
+                continue
+            with open(os.path.join(folder, rel), "rb") as fh:
+                items.append((rel, "bytes", fh.read()))
+    for c in entry.get("create", []):
+        path = c["path"]
+        if "symlink" in c:
+            items.append((path, "symlink", c["symlink"].replace("{source}", os.path.abspath(src))))
+            continue
+        if "size" in c:
+            items.append((path, "sparse", int(c["size"])))
+            continue
+        data = b""
+        if "from" in c:
+            with open(os.path.join(src, c["from"]), "rb") as fh:
+                data = fh.read()
+        data += c.get("text", "").encode()
+        if "pad_to" in c:
+            line = b"// padding: this student file is over the size limit for a source file.............\n"
+            data += line * max(0, (int(c["pad_to"]) - len(data) + len(line) - 1) // len(line))
+        items.append((path, "bytes", data))
+    # The known-good lab: beside the entry's files (in labs/<lab>/ for a repo
+    # layout, inside the one top folder of a nested submission).
+    paths = [p for p, _, _ in items]
+    tops = {p.split("/")[0] for p in paths}
+    if any(p.startswith("labs/") for p in paths):
+        where = f"labs/{extra_lab(entry)}/"
+    elif len(tops) == 1 and all("/" in p for p in paths):
+        where = tops.pop() + "/"
+    else:
+        where = ""
+    for f in labs[extra_lab(entry)]["student_files"]:
+        with open(os.path.join(src, "solutions", extra_lab(entry), f), "rb") as fh:
+            items.append((where + f, "bytes", fh.read()))
+    return items
+
+
+def write_submission(entry, items, batch):
+    if entry.get("archive") == "zip":
+        with zipfile.ZipFile(os.path.join(batch, entry["name"] + ".zip"), "w") as z:
+            for rel, kind, value in items:
+                if kind != "bytes":
+                    raise EntryError(f"{entry['name']}: a zip entry may only create files with contents")
+                z.writestr(rel, value)
+        return
+    root = os.path.join(batch, entry["name"])
+    os.makedirs(root)
+    for rel, kind, value in items:
+        if ".." in rel.split("/") or rel.startswith("/"):
+            raise EntryError(f"{entry['name']}: {rel!r} leaves the submission folder (only a zip entry may)")
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if kind == "symlink":
+            os.symlink(value, path)
+        elif kind == "sparse":
+            with open(path, "wb") as f:
+                f.truncate(value)
+        else:
+            with open(path, "wb") as f:
+                f.write(value)
+
+
+def parse_report(text, labs):
+    """report.txt: {lab: (points, max, status, message block)}, and the text
+    outside every lab's block (the header, ignored files, notes)."""
+    lab_line = re.compile(r"^(\S+): ([0-9.]+) / ([0-9.]+)(?: \(weight [^)]*\))?(?: \[(\w+)\] ?(.*))?$")
+    out, other, current = {}, [], None
+    for line in text.split("\n"):
+        m = lab_line.match(line)
+        if m and m.group(1) in labs:
+            current = m.group(1)
+            out[current] = [float(m.group(2)), float(m.group(3)), m.group(4) or "graded", m.group(5) or ""]
+        elif line.startswith("ignored:") or current is None:
+            current = None
+            other.append(line)
+        else:
+            out[current][3] += "\n" + line
+    return out, "\n".join(other)
+
+
+def contains(text, phrase):
+    return phrase.lower() in text.lower()
+
+
+def line_with(text, phrase):
+    for line in text.split("\n"):
+        if contains(line, phrase):
+            return line.strip()
+    return ""
+
+
+def first_line(text):
+    for line in text.split("\n"):
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+class Row:
+    def __init__(self, entry):
+        self.entry = entry
+        self.state = "pass"  # pass | fail | skipped
+        self.got = ""
+        self.message = ""
+        self.problems = []
+
+    def fail(self, why):
+        self.state = "fail"
+        self.problems.append(why)
+
+
+def expected_text(entry):
+    x = entry["expect"]
+    s = "|".join(x["status"])
+    if "check" in x:
+        s += f" {x['check']}" + (f"={x['verdict']}" if "verdict" in x else "")
+    return s
+
+
+def judge(entry, out_dir, labs, gpu, src, work):
+    row = Row(entry)
+    lab, x = entry["lab"], entry["expect"]
+    sub = os.path.join(out_dir, entry["name"])
+    try:
+        with open(os.path.join(sub, "results.json")) as f:
+            results = json.load(f)
+        with open(os.path.join(sub, "report.txt")) as f:
+            report = f.read()
+        with open(os.path.join(sub, "grade.csv")) as f:
+            csv_row = list(csv.DictReader(f))[0]
+    except (OSError, ValueError, IndexError) as e:
+        row.got = "no results"
+        row.fail(f"cannot read the results in {sub}: {e}")
+        return row
+    statuses = {l: "graded" for l in labs}
+    for token in csv_row.get("status", "").split():
+        if ":" in token:
+            l, s = token.split(":", 1)
+            statuses[l] = s
+        elif token != "graded":
+            row.fail(f"grade.csv status says {token}")
+    blocks, other = parse_report(report, labs)
+    got = statuses[lab]
+    if lab in blocks and blocks[lab][2] != got:
+        row.fail(f"report.txt says [{blocks[lab][2]}] and grade.csv {got}")
+    if contains(report.split("\n")[0], "(GPU:") != gpu:
+        row.fail(f"report.txt's first line disagrees with the exit code about the GPU: {first_line(report)}")
+
+    expected = list(x["status"])
+    if not gpu and "graded" in expected:
+        expected.append("not_run")  # built; without a GPU the checks are not run
+    test = None
+    if "check" in x:
+        tname = f"{lab}: {labs[lab]['checks'][x['check']]}"
+        test = next((t for t in results.get("tests", []) if t.get("name") == tname), None)
+    verdict = test["output"].split()[0] if test and test.get("output") else ""
+    row.got = got + (f" {x['check']}={verdict}" if test and (gpu or got != "not_run") else "")
+    lab_text = blocks.get(lab, [0, 0, "", ""])[3]
+    if got == "graded" and lab in blocks:
+        row.message = f"{blocks[lab][0]:g} / {blocks[lab][1]:g} points"
+    else:
+        row.message = first_line(lab_text)
+
+    if entry["gpu"] and not gpu:
+        row.state = "skipped"
+        row.message = "skipped (no GPU)"
+        if "graded" in x["status"] and got != "not_run":
+            row.fail(f"without a GPU it should build (not_run), got {got}: {first_line(lab_text)}")
+        return row
+
+    if got not in expected:
+        row.fail(f"status {got}, expected {' or '.join(expected)}")
+    checks_ran = gpu or got not in ("graded", "not_run")
+    if test is None and "check" in x:
+        row.fail(f"results.json has no test named '{lab}: {labs[lab]['checks'][x['check']]}'")
+    elif test is not None and checks_ran:
+        if "verdict" in x and verdict != x["verdict"]:
+            row.fail(f"{x['check']}: verdict {verdict}, expected {x['verdict']}")
+        row.message = first_line("\n".join(test["output"].split("\n")[1:]))
+    says = x.get("says")
+    if says and (test is None or checks_ran):
+        text = test["output"] if test is not None else lab_text + "\n" + other
+        hit = line_with(text, says)
+        if hit:
+            row.message = hit
+        else:
+            row.fail(f"the message does not say \"{says}\"")
+    if row.state == "fail" and not row.message:
+        row.message = first_line(lab_text)
+
+    # Isolation: the known-good lab beside it is graded as if alone.
+    good = extra_lab(entry)
+    if good in blocks:
+        points, max_points, _, msg = blocks[good]
+        if gpu and (statuses[good] != "graded" or points != max_points):
+            row.fail(f"isolation: the known-good {good} got {points:g} / {max_points:g} [{statuses[good]}] "
+                     f"{first_line(msg)}")
+        if not gpu and statuses[good] != "not_run":
+            row.fail(f"isolation: the known-good {good} is {statuses[good]}, expected not_run: {first_line(msg)}")
+    else:
+        row.fail(f"isolation: report.txt has no line for {good}")
+
+    # Archive members that tried to leave the unpacking folder were not written.
+    if entry.get("archive") == "zip":
+        for c in entry.get("create", []):
+            if ".." in c["path"].split("/"):
+                escaped = os.path.normpath(os.path.join(work, "unpacked", c["path"]))
+                if os.path.exists(escaped):
+                    row.fail(f"unpacking wrote {escaped}, outside the unpacking folder")
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("source_root")
+    ap.add_argument("cudalab")
+    ap.add_argument("work_dir")
+    ap.add_argument("--host-only", action="store_true", help="do not submit the entries that need a GPU")
+    ap.add_argument("--only", action="append", default=[], help="only entries whose name contains this")
+    ap.add_argument("--require-gpu", action="store_true",
+                    help="exit 77 (skipped) when there is no GPU and nothing else failed")
+    ap.add_argument("--keep", action="store_true", help="keep the batch and its results")
+    a = ap.parse_args()
+    if a.host_only and a.require_gpu:
+        ap.error("--host-only and --require-gpu exclude each other")
+    src = os.path.abspath(a.source_root)
+    cudalab = os.path.abspath(a.cudalab)
+    work = os.path.abspath(a.work_dir)
+    gallery = os.path.join(src, "tests", "gallery")
+    labs = load_labs(src)
+
+    entries = []
+    try:
+        for name in sorted(os.listdir(gallery)):
+            folder = os.path.join(gallery, name)
+            if os.path.isfile(os.path.join(folder, "entry.toml")):
+                if a.only and not any(o in name for o in a.only):
+                    continue
+                entries.append(load_entry(folder, labs))
+    except (EntryError, tomllib.TOMLDecodeError) as e:
+        print(f"gallery: {e}")
+        print("gallery: 0 passed, 1 failed, 0 skipped")
+        return 1
+    submitted = [e for e in entries if not (a.host_only and e["gpu"])]
+
+    tmp = tempfile.mkdtemp(prefix="cudalab-gallery-")
+    batch, out = os.path.join(tmp, "batch"), os.path.join(tmp, "out")
+    os.makedirs(batch)
+    try:
+        for e in submitted:
+            write_submission(e, entry_items(e, src, labs), batch)
+    except EntryError as e:
+        print(f"gallery: {e}")
+        print("gallery: 0 passed, 1 failed, 0 skipped")
+        return 1
+    course = os.path.join(tmp, "gallery-course.toml")
+    with open(course, "w") as f:
+        f.write("# The rogues' gallery's course: every lab, the grading seed, a short check timeout.\n"
+                "[course]\ntitle = \"rogues' gallery\"\n"
+                f"labs = [{', '.join(json.dumps(l) for l in labs)}]\n"
+                f"[grading]\nseed = {SEED}\ncheck_timeout_s = {CHECK_TIMEOUT_S}\n")
+
+    rc, log_path = None, os.path.join(tmp, "grade.log")
+    if submitted:
+        argv = [cudalab, "grade", "--batch", batch, "--out", out, "--work-dir", work, "--course", course]
+        print(f"gallery: grading {len(submitted)} submissions ({len(entries) - len(submitted)} left out); "
+              f"log: {log_path}", flush=True)
+        with open(log_path, "w") as log:
+            p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 errors="replace")
+            for line in p.stdout:
+                log.write(line)
+                if line.startswith("[") or "internal error" in line:
+                    print("  " + line.rstrip()[:150], flush=True)
+            rc = p.wait()
+    gpu = rc == 0
+    fatal = None
+    if rc not in (None, 0, 3):
+        with open(log_path, errors="replace") as f:
+            tail = f.read()[-3000:]
+        fatal = f"cudalab grade exited {rc} (expected 0 with a GPU, 3 without):\n{tail}"
+
+    rows = []
+    for e in entries:
+        if e not in submitted:
+            r = Row(e)
+            r.state, r.got, r.message = "skipped", "-", "skipped (needs a GPU; --host-only)"
+        elif fatal:
+            r = Row(e)
+            r.got = "-"
+            r.fail("cudalab grade failed")
+        else:
+            r = judge(e, out, labs, gpu, src, work)
+        rows.append(r)
+
+    print(f"\nGPU: {'yes' if gpu else 'none (cudalab exit code 3)' if rc == 3 else '-'}; "
+          f"seed {SEED}, check_timeout_s {CHECK_TIMEOUT_S}")
+    w = max(len(r.entry["name"]) for r in rows) if rows else 10
+    we = max([len(expected_text(r.entry)) for r in rows] + [8])
+    wg = max([len(r.got) for r in rows] + [3])
+    print(f"{'entry':<{w}}  {'expected':<{we}}  {'got':<{wg}}  message")
+    for r in rows:
+        mark = {"pass": "", "fail": "FAIL ", "skipped": ""}[r.state]
+        print(f"{r.entry['name']:<{w}}  {expected_text(r.entry):<{we}}  {r.got:<{wg}}  {mark}{r.message[:110]}")
+        for p in r.problems:
+            print(f"{'':<{w}}    MISMATCH: {p}")
+    if fatal:
+        print(f"\n{fatal}")
+    passed = sum(r.state == "pass" for r in rows)
+    failed = sum(r.state == "fail" for r in rows)
+    skipped = sum(r.state == "skipped" for r in rows)
+    if failed or fatal or a.keep:
+        print(f"\nbatch, results and log kept in {tmp}")
+    else:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"gallery: {passed} passed, {failed} failed, {skipped} skipped")
+    if failed or fatal:
+        return 1
+    return 77 if a.require_gpu and rc == 3 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
