@@ -308,13 +308,18 @@ def judge(entry, out_dir, labs, gpu, src, work):
     else:
         row.fail(f"isolation: report.txt has no line for {good}")
 
-    # Archive members that tried to leave the unpacking folder were not written.
+    # Archive members that tried to leave the unpacking folder were not written
+    # (the grader unpacks into WORK_DIR/unpacked or WORK_DIR/slot-N/unpacked).
     if entry.get("archive") == "zip":
+        unpack_dirs = [os.path.join(work, "unpacked")]
+        if os.path.isdir(work):
+            unpack_dirs += [os.path.join(work, d, "unpacked") for d in os.listdir(work) if d.startswith("slot-")]
         for c in entry.get("create", []):
             if ".." in c["path"].split("/"):
-                escaped = os.path.normpath(os.path.join(work, "unpacked", c["path"]))
-                if os.path.exists(escaped):
-                    row.fail(f"unpacking wrote {escaped}, outside the unpacking folder")
+                for d in unpack_dirs:
+                    escaped = os.path.normpath(os.path.join(d, c["path"]))
+                    if os.path.exists(escaped):
+                        row.fail(f"unpacking wrote {escaped}, outside the unpacking folder")
     return row
 
 
