@@ -189,7 +189,7 @@ std::vector<std::string> parse_deps(const std::string& text) {
 
 }  // namespace
 
-std::string Grader::policy_problems(const LabSpec& lab, int slot) {
+std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_only) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
   const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
   if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
@@ -199,9 +199,14 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot) {
     const std::string prefix = "labs/" + lab.id + "-tests.p/";
     for (const auto& e : db) {
       if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0) continue;
+      const fs::path object = build_ / e.value("output", "");
+      std::error_code ec;
+      // After a failed build, only an object compiled from this very file counts.
+      if (fresh_only && (!fs::exists(object, ec) || fs::last_write_time(object, ec) < fs::last_write_time(src, ec)))
+        continue;
       std::string error;
       for (const auto& v : check_object(build_ / e.value("output", ""), error))
-        problems.push_back(fmt::format("{} uses {}: it {}", f, v.symbol, v.why));
+        problems.push_back(fmt::format("{} uses {}: {}", f, v.symbol, v.why));
       if (!error.empty()) problems.push_back(error);
       // Its includes, from the compiler itself, with the build's own flags.
       std::vector<std::string> argv;
@@ -323,6 +328,13 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
     bool ok = false;
     const std::string log = build_lab(lab.spec->id + "-tests", slot, ok);
     if (!ok) {
+      // A link error after a clean compile is often a call the lab forbids
+      // (cuBLAS is not linked): the policy names it better than the linker.
+      if (const std::string bad = policy_problems(*lab.spec, slot, /*fresh_only=*/true); !bad.empty()) {
+        lab.status = "rejected";
+        lab.message = "the lab was not run:\n" + bad;
+        continue;
+      }
       lab.status = "build_failed";
       lab.message = "the lab did not compile:\n" + log;
       continue;

@@ -83,7 +83,8 @@ class Grader {
   void sync_overlay(const struct SubmissionPlan* plan, int slot);
   std::string build_lab(const std::string& target, int slot, bool& ok);
   // Symbols and includes the student's objects may not use; "" if none.
-  std::string policy_problems(const LabSpec& lab, int slot);
+  // fresh_only: after a failed build, skip objects older than their source.
+  std::string policy_problems(const LabSpec& lab, int slot, bool fresh_only = false);
 
   GraderConfig cfg_;
 };

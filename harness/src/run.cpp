@@ -55,6 +55,7 @@ std::string advice_for(cudaError_t e) {
       return "the block needs more registers or shared memory than an SM can give it: use fewer "
              "threads per block";
     case cudaErrorIllegalAddress:
+    case cudaErrorInvalidAddressSpace:
       return "a thread read or wrote outside the buffers: most often a missing boundary check "
              "(threads past the edge of the data) or rows and columns mixed up in an index. "
              "`./cudalab test --sanitize=memcheck` names the line";
