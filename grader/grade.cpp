@@ -224,8 +224,11 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
       opt.timeout_s = cfg_.course.build_timeout_s;
       opt.output_cap = 4 << 20;
       const ProcessResult p = run_process(opt);
+      std::vector<std::string> deps;
+      for (const auto& d : parse_deps(p.output))  // relative to the folder nvcc ran in
+        deps.push_back(fs::path(d).is_absolute() ? d : (build_ / d).string());
       if (p.ok())
-        for (const auto& inc : forbidden_includes(parse_deps(p.output), cfg_.source_root, overlay_ / lab.id))
+        for (const auto& inc : forbidden_includes(deps, cfg_.source_root, overlay_ / lab.id))
           problems.push_back(fmt::format("{} includes {}, a file of the course itself (tests or solutions): a "
                                          "submission must be its own code", f, inc));
     }
