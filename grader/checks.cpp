@@ -82,7 +82,8 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
     if (text.find("ERROR SUMMARY") != std::string::npos) continue;
     if (done) continue;
     const bool starts = text.rfind("Invalid ", 0) == 0 || text.rfind("Error", 0) == 0 ||
-                        text.rfind("Race reported", 0) == 0 || text.find("Uninitialized") != std::string::npos ||
+                        text.rfind("Race reported", 0) == 0 ||
+                        text.find("Uninitialized") != std::string::npos ||
                         text.find("Barrier error") != std::string::npos || text.rfind("Program hit", 0) == 0;
     if (!in_block && starts) in_block = true;
     if (!in_block) continue;
@@ -104,8 +105,8 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
       break;
     }
   }
-  std::string out = fmt::format("compute-sanitizer ({}) reported an error{}:", tool,
-                                kernel.empty() ? "" : " in " + kernel);
+  std::string out =
+      fmt::format("compute-sanitizer ({}) reported an error{}:", tool, kernel.empty() ? "" : " in " + kernel);
   for (std::size_t i = 0; i < block.size() && i < 8; ++i) out += "\n  " + block[i];
   if (!summary.empty()) out += "\n" + summary;
   return out;
@@ -121,8 +122,8 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   std::filesystem::remove(record);
 
   ProcessOptions opt;
-  opt.argv = {std::filesystem::absolute(ctx.binary).string(), "--record", record.string(),
-              "--lab-toml", std::filesystem::absolute(ctx.lab_toml).string()};
+  opt.argv = {std::filesystem::absolute(ctx.binary).string(), "--record", record.string(), "--lab-toml",
+              std::filesystem::absolute(ctx.lab_toml).string()};
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
   opt.argv.push_back(check.name);
   opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
@@ -155,7 +156,8 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   r.seconds = p.seconds;
 
   std::string skipped;
-  const bool have = std::filesystem::exists(record) && parse_check_record(read_file(record), check.name, r, &skipped);
+  const bool have =
+      std::filesystem::exists(record) && parse_check_record(read_file(record), check.name, r, &skipped);
   std::filesystem::remove(record);
 
   if (!p.started) {
@@ -171,9 +173,9 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     r.output = tail(p.output);
   } else if (p.signal) {
     r.verdict = "crash";
-    r.failures.insert(r.failures.begin(),
-                      fmt::format("the test process was killed by {} while running this check",
-                                  signal_name(p.signal)));
+    r.failures.insert(
+        r.failures.begin(),
+        fmt::format("the test process was killed by {} while running this check", signal_name(p.signal)));
     r.output = tail(p.output);
   } else if (p.exit_code == 77 && !have) {
     // The binary found no usable GPU before running anything. (It also exits
@@ -182,11 +184,13 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     r.notes.push_back(skipped.empty() ? "no usable GPU" : skipped);
   } else if (!have) {
     r.verdict = "error";
-    r.failures.push_back(fmt::format("the test binary ended ({}) without a result for this check", p.describe()));
+    r.failures.push_back(
+        fmt::format("the test binary ended ({}) without a result for this check", p.describe()));
     r.output = tail(p.output);
   } else if (r.verdict == "running") {
     r.verdict = "crash";
-    r.failures.push_back(fmt::format("the test process ended ({}) in the middle of this check", p.describe()));
+    r.failures.push_back(
+        fmt::format("the test process ended ({}) in the middle of this check", p.describe()));
     r.output = tail(p.output);
   }
   if (!ctx.sanitizer.empty() && p.started && !p.timed_out && !p.signal) {
@@ -195,7 +199,8 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
       r.failures.insert(r.failures.begin(), report);
     } else if (p.exit_code == kSanitizerExit) {
       r.verdict = "fail";
-      r.failures.insert(r.failures.begin(), fmt::format("compute-sanitizer ({}) reported errors:\n{}", ctx.sanitizer, tail(p.output, 2000)));
+      r.failures.insert(r.failures.begin(), fmt::format("compute-sanitizer ({}) reported errors:\n{}",
+                                                        ctx.sanitizer, tail(p.output, 2000)));
     }
   }
   if (p.output_bytes > opt.output_cap)

@@ -32,11 +32,11 @@ struct CheckResult {
 };
 
 struct RunContext {
-  std::filesystem::path binary;    // the lab's test binary
-  std::filesystem::path lab_toml;  // the manifest it reads thresholds from
-  std::string seed;                // empty: the binary's default
-  std::filesystem::path work_dir;  // for the record files
-  bool clean_env = true;           // minimal environment
+  std::filesystem::path binary;        // the lab's test binary
+  std::filesystem::path lab_toml;      // the manifest it reads thresholds from
+  std::string seed;                    // empty: the binary's default
+  std::filesystem::path work_dir;      // for the record files
+  bool clean_env = true;               // minimal environment
   std::vector<std::string> extra_env;  // KEY=VALUE added to it
   // compute-sanitizer tool to run the check under ("" none): memcheck,
   // racecheck, synccheck or initcheck. Speed checks are then not run.

@@ -1,12 +1,12 @@
 #include "course.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace cudalab {
 
@@ -36,7 +36,8 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
   }
   for (const auto& [key, node] : doc)
     if (key.str() != "course" && key.str() != "weights" && key.str() != "grading")
-      fail(source, &node, fmt::format("unknown table '{}' (known: [course], [weights], [grading])", key.str()));
+      fail(source, &node,
+           fmt::format("unknown table '{}' (known: [course], [weights], [grading])", key.str()));
   CourseSpec c;
   c.file = source;
   const toml::table* course = doc["course"].as_table();
@@ -59,7 +60,8 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
       if (std::find(c.labs.begin(), c.labs.end(), lab) == c.labs.end())
         fail(source, &node, fmt::format("[weights]: '{}' is not one of the course's labs", lab));
       auto v = node.value<double>();
-      if (!node.is_number() || !v || *v < 0) fail(source, &node, fmt::format("[weights]: {} must be a number >= 0", lab));
+      if (!node.is_number() || !v || *v < 0)
+        fail(source, &node, fmt::format("[weights]: {} must be a number >= 0", lab));
       c.weights[lab] = *v;
     }
   }
@@ -67,7 +69,10 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
     static const std::set<std::string> known = {"seed", "build_timeout_s", "check_timeout_s", "cpu_mode"};
     for (const auto& [key, node] : *g)
       if (!known.count(std::string(key.str())))
-        fail(source, &node, fmt::format("[grading]: unknown field '{}' (known: seed, build_timeout_s, check_timeout_s, cpu_mode)", key.str()));
+        fail(source, &node,
+             fmt::format(
+                 "[grading]: unknown field '{}' (known: seed, build_timeout_s, check_timeout_s, cpu_mode)",
+                 key.str()));
     if (const toml::node* s = g->get("seed")) {
       auto v = s->value<std::int64_t>();
       if (!s->is_integer() || !v || *v < 0) fail(source, s, "[grading]: seed must be a whole number >= 0");
@@ -75,12 +80,14 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
     }
     if (const toml::node* t = g->get("build_timeout_s")) {
       auto v = t->value<double>();
-      if (!t->is_number() || !v || *v <= 0) fail(source, t, "[grading]: build_timeout_s must be a positive number");
+      if (!t->is_number() || !v || *v <= 0)
+        fail(source, t, "[grading]: build_timeout_s must be a positive number");
       c.build_timeout_s = *v;
     }
     if (const toml::node* t = g->get("check_timeout_s")) {
       auto v = t->value<double>();
-      if (!t->is_number() || !v || *v <= 0) fail(source, t, "[grading]: check_timeout_s must be a positive number");
+      if (!t->is_number() || !v || *v <= 0)
+        fail(source, t, "[grading]: check_timeout_s must be a positive number");
       c.check_timeout_s = *v;
     }
     if (const toml::node* m = g->get("cpu_mode")) {

@@ -19,7 +19,7 @@ struct CourseSpec {
   std::string seed;                       // grading seed ("" = the labs' default)
   double build_timeout_s = 600;
   double check_timeout_s = 0;  // caps every check's timeout when > 0
-  bool cpu_mode = false;        // without a GPU, grade correctness in CPU mode
+  bool cpu_mode = false;       // without a GPU, grade correctness in CPU mode
 
   double weight(const std::string& lab) const;
 };

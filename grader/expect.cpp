@@ -1,12 +1,12 @@
 #include "expect.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "cudalab/manifest.h"
 
@@ -30,7 +30,8 @@ ExpectFile ExpectFile::for_cpu_mode(const std::vector<std::string>& speed_checks
   ExpectFile out = *this;
   out.cpu_overrides.clear();
   for (auto& e : out.expectations)
-    if (std::find(speed_checks.begin(), speed_checks.end(), e.check_id) != speed_checks.end()) e = {e.check_id, "not_run", ""};
+    if (std::find(speed_checks.begin(), speed_checks.end(), e.check_id) != speed_checks.end())
+      e = {e.check_id, "not_run", ""};
   for (const auto& o : cpu_overrides) {
     bool replaced = false;
     for (auto& e : out.expectations)
@@ -45,7 +46,8 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
   try {
     doc = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    throw ManifestError(fmt::format("{}:{}: not valid TOML: {}", source, e.source().begin.line, e.description()));
+    throw ManifestError(
+        fmt::format("{}:{}: not valid TOML: {}", source, e.source().begin.line, e.description()));
   }
   static const std::set<std::string> verdicts = {"pass", "fail", "timeout", "crash", "not_run", "error"};
   ExpectFile f;
@@ -66,8 +68,9 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
         e.says = (*t)["says"].value_or(std::string{});
       }
       if (!verdicts.count(e.verdict))
-        throw ManifestError(fmt::format("{}:{}: {}: verdict must be one of pass, fail, timeout, crash, not_run, error",
-                                        source, node.source().begin.line, e.check_id));
+        throw ManifestError(
+            fmt::format("{}:{}: {}: verdict must be one of pass, fail, timeout, crash, not_run, error",
+                        source, node.source().begin.line, e.check_id));
       into.push_back(e);
     }
   };

@@ -26,8 +26,8 @@ struct Expectation {
 struct ExpectFile {
   std::string description;
   std::string base = "solutions";
-  std::vector<Expectation> expectations;  // in no particular order
-  std::vector<Expectation> cpu_overrides; // [expect_cpu]
+  std::vector<Expectation> expectations;   // in no particular order
+  std::vector<Expectation> cpu_overrides;  // [expect_cpu]
 
   const Expectation* find(const std::string& check_id) const;
   // The expectations in CPU mode: [expect_cpu] over [expect], and speed

@@ -12,9 +12,13 @@ namespace cudalab {
 
 namespace {
 
-double round2(double x) { return std::round(x * 100) / 100; }
+double round2(double x) {
+  return std::round(x * 100) / 100;
+}
 
-std::string test_name(const LabGrade& lab, const CheckSpec& c) { return fmt::format("{}: {}", lab.spec->id, c.name); }
+std::string test_name(const LabGrade& lab, const CheckSpec& c) {
+  return fmt::format("{}: {}", lab.spec->id, c.name);
+}
 
 }  // namespace
 
@@ -30,9 +34,10 @@ std::string check_output(const CheckSpec& spec, const CheckResult& r, const Chec
 
 std::string submission_output(const SubmissionGrade& g) {
   std::string out = fmt::format("cudalab: {:.2f} / {:g} points", g.score, g.max_score);
-  out += g.gpu        ? fmt::format(" (GPU: {})\n", g.gpu_line)
-         : g.cpu_mode ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run)\n", g.gpu_line)
-                      : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
+  out += g.gpu ? fmt::format(" (GPU: {})\n", g.gpu_line)
+         : g.cpu_mode
+             ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run)\n", g.gpu_line)
+             : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
   if (!g.error.empty()) out += g.error + "\n";
   for (const auto& lab : g.labs) {
     out += fmt::format("{}: {:.2f} / {:g}", lab.spec->id, lab.points, lab.max_points);
@@ -64,12 +69,9 @@ nlohmann::json gradescope_json(const SubmissionGrade& g) {
                        {"visibility", c.visibility}});
     }
   }
-  return {{"score", round2(g.score)},
-          {"execution_time", std::lround(g.seconds)},
-          {"output", submission_output(g)},
-          {"visibility", "visible"},
-          {"stdout_visibility", "hidden"},
-          {"tests", tests}};
+  return {{"score", round2(g.score)},       {"execution_time", std::lround(g.seconds)},
+          {"output", submission_output(g)}, {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},  {"tests", tests}};
 }
 
 nlohmann::json prairielearn_json(const SubmissionGrade& g) {
@@ -119,7 +121,8 @@ std::string junit_xml(const SubmissionGrade& g) {
       time += r.seconds;
       const std::string text = check_output(c, r, lab.scores[i]);
       if (r.verdict == "not_run" || r.verdict == "skipped") {
-        tc.append_child("skipped").append_attribute("message") = (r.failures.empty() ? "not run" : r.failures[0]).c_str();
+        tc.append_child("skipped").append_attribute("message") =
+            (r.failures.empty() ? "not run" : r.failures[0]).c_str();
         ++skipped;
       } else if (r.verdict == "crash" || r.verdict == "error" || r.verdict == "timeout") {
         auto e = tc.append_child("error");
@@ -129,7 +132,8 @@ std::string junit_xml(const SubmissionGrade& g) {
         ++errors;
       } else if (!r.passed()) {
         auto f = tc.append_child("failure");
-        f.append_attribute("message") = (r.failures.empty() ? "failed" : r.failures[0].substr(0, 200)).c_str();
+        f.append_attribute("message") =
+            (r.failures.empty() ? "failed" : r.failures[0].substr(0, 200)).c_str();
         f.append_attribute("type") = c.kind.c_str();
         f.text().set(text.c_str());
         ++failures;

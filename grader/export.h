@@ -7,10 +7,9 @@
 //   CSV          one gradebook row per submission: id, total, max, one column per lab
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "grade.h"
 

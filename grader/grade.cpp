@@ -103,12 +103,18 @@ bool Grader::ensure_configured(int slot, std::string& error) {
   if (fs::exists(build_ / "build.ninja")) return true;
   sync_overlay(nullptr, slot);
   ProcessOptions opt;
-  opt.argv = {"meson", "setup", build_.string(), cfg_.source_root.string(), "-Dlabs_dir=" + overlay_.string(),
-              "-Dvariants=false", "--buildtype=release"};
+  opt.argv = {"meson",
+              "setup",
+              build_.string(),
+              cfg_.source_root.string(),
+              "-Dlabs_dir=" + overlay_.string(),
+              "-Dvariants=false",
+              "--buildtype=release"};
   opt.timeout_s = cfg_.course.build_timeout_s;
   const ProcessResult p = run_process(opt);
   if (!p.ok()) {
-    error = fmt::format("configuring the grading build in {} failed ({}):\n{}", build_.string(), p.describe(), p.output);
+    error = fmt::format("configuring the grading build in {} failed ({}):\n{}", build_.string(), p.describe(),
+                        p.output);
     fs::remove_all(build_);
     return false;
   }
@@ -120,7 +126,8 @@ void Grader::sync_overlay(const SubmissionPlan* plan, int slot) {
   const fs::path labs = cfg_.source_root / "labs";
   if (fs::exists(labs / "common"))
     for (const auto& e : fs::recursive_directory_iterator(labs / "common"))
-      if (e.is_regular_file()) sync_file(e.path(), overlay_ / "common" / fs::relative(e.path(), labs / "common"));
+      if (e.is_regular_file())
+        sync_file(e.path(), overlay_ / "common" / fs::relative(e.path(), labs / "common"));
   for (const auto& lab : cfg_.labs) {
     for (const auto& e : fs::directory_iterator(labs / lab.id)) {
       if (!e.is_regular_file()) continue;
@@ -146,8 +153,7 @@ std::string Grader::build_lab(const std::string& target, int slot, bool& ok) {
   const ProcessResult p = run_process(opt);
   ok = p.ok();
   if (ok) return {};
-  if (p.timed_out)
-    return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
+  if (p.timed_out) return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
   return tidy_build_log(p.output, overlay_.string(), cfg_.verbose);
 }
 
@@ -162,9 +168,12 @@ std::vector<std::string> split_command(const std::string& cmd) {
   for (std::size_t i = 0; i < cmd.size(); ++i) {
     const char c = cmd[i];
     if (quote) {
-      if (c == quote) quote = 0;
-      else if (c == '\\' && quote == '"' && i + 1 < cmd.size()) cur += cmd[++i];
-      else cur += c;
+      if (c == quote)
+        quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < cmd.size())
+        cur += cmd[++i];
+      else
+        cur += c;
     } else if (c == '\'' || c == '"') {
       quote = c, have = true;
     } else if (c == ' ') {
@@ -198,11 +207,13 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
     const std::string src = (overlay_ / lab.id / f).string();
     const std::string prefix = "labs/" + lab.id + "-tests.p/";
     for (const auto& e : db) {
-      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0) continue;
+      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0)
+        continue;
       const fs::path object = build_ / e.value("output", "");
       std::error_code ec;
       // After a failed build, only an object compiled from this very file counts.
-      if (fresh_only && (!fs::exists(object, ec) || fs::last_write_time(object, ec) < fs::last_write_time(src, ec)))
+      if (fresh_only &&
+          (!fs::exists(object, ec) || fs::last_write_time(object, ec) < fs::last_write_time(src, ec)))
         continue;
       std::string error;
       for (const auto& v : check_object(build_ / e.value("output", ""), error))
@@ -213,7 +224,10 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
       for (const auto& a : split_command(e.value("command", ""))) argv.push_back(a);
       std::vector<std::string> deps_cmd;
       for (std::size_t i = 0; i < argv.size(); ++i) {
-        if (argv[i] == "-o" || argv[i] == "-MF" || argv[i] == "-MQ" || argv[i] == "-MT") { ++i; continue; }
+        if (argv[i] == "-o" || argv[i] == "-MF" || argv[i] == "-MQ" || argv[i] == "-MT") {
+          ++i;
+          continue;
+        }
         if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD") continue;
         deps_cmd.push_back(argv[i]);
       }
@@ -229,8 +243,10 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
         deps.push_back(fs::path(d).is_absolute() ? d : (build_ / d).string());
       if (p.ok())
         for (const auto& inc : forbidden_includes(deps, cfg_.source_root, overlay_ / lab.id))
-          problems.push_back(fmt::format("{} includes {}, a file of the course itself (tests or solutions): a "
-                                         "submission must be its own code", f, inc));
+          problems.push_back(
+              fmt::format("{} includes {}, a file of the course itself (tests or solutions): a "
+                          "submission must be its own code",
+                          f, inc));
     }
   }
   std::string out;

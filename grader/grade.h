@@ -20,7 +20,7 @@ struct LabGrade {
   // graded; missing (a student file is missing); build_failed; rejected
   // (a forbidden call or include); not_run (no GPU)
   std::string status;
-  std::string message;  // why it was not graded, for the student
+  std::string message;               // why it was not graded, for the student
   std::vector<CheckResult> results;  // one per check, in the lab's order
   std::vector<CheckScore> scores;
   double points = 0, max_points = 0;  // unweighted
@@ -31,7 +31,7 @@ struct SubmissionGrade {
   std::vector<LabGrade> labs;
   std::vector<std::string> ignored;  // files not taken, with the reason
   std::vector<std::string> notes;
-  double score = 0, max_score = 0;   // weighted totals
+  double score = 0, max_score = 0;  // weighted totals
   double seconds = 0;
   bool gpu = false;
   bool cpu_mode = false;  // no GPU; correctness graded in CPU mode (course.toml)
@@ -43,8 +43,8 @@ struct GraderConfig {
   std::filesystem::path source_root;  // pristine course: labs/, solutions/, harness/
   std::filesystem::path work_dir;     // the grading build and overlay live here
   CourseSpec course;
-  std::vector<LabSpec> labs;          // the course's labs, in its order
-  std::string seed;                   // inputs' seed at grading time
+  std::vector<LabSpec> labs;  // the course's labs, in its order
+  std::string seed;           // inputs' seed at grading time
   // compute-sanitizer tools to run each passing correctness check under too
   // (e.g. memcheck, racecheck): a report turns the check into a failure.
   std::vector<std::string> sanitizers;
@@ -72,7 +72,7 @@ class Grader {
   // the CPU (in the other slot: its own overlay and build folder) while the
   // GPU runs this one's checks, one check at a time.
   Staged stage(const std::filesystem::path& submission, const std::string& id, int slot);  // CPU only
-  SubmissionGrade run(Staged staged);                                                    // the GPU
+  SubmissionGrade run(Staged staged);                                                      // the GPU
 
   const GraderConfig& config() const { return cfg_; }
 

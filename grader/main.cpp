@@ -7,19 +7,19 @@
 //
 // Normally started through the ./cudalab script at the repository root,
 // which installs what is missing and configures the build first.
-#include <CLI/CLI.hpp>
+#include <fmt/color.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <nlohmann/json.hpp>
-#include <chrono>
-#include <fmt/color.h>
 #include <fstream>
 #include <future>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -29,10 +29,10 @@
 #include "expect.h"
 #include "export.h"
 #include "grade.h"
-#include "submission.h"
 #include "process.h"
 #include "report.h"
 #include "score.h"
+#include "submission.h"
 
 namespace fs = std::filesystem;
 using namespace cudalab;
@@ -64,7 +64,8 @@ std::string trim_build_log(const std::string& log, bool verbose) {
   int budget = 40;
   for (std::size_t i = 0; i < lines.size() && budget > 0; ++i) {
     if (lines[i].find("error") == std::string::npos && lines[i].find("Error") == std::string::npos) continue;
-    for (std::size_t j = i; j < lines.size() && j < i + 4 && budget > 0; ++j, --budget) out += lines[j] + "\n";
+    for (std::size_t j = i; j < lines.size() && j < i + 4 && budget > 0; ++j, --budget)
+      out += lines[j] + "\n";
     i += 3;
   }
   return out.empty() ? log.substr(log.size() > 4000 ? log.size() - 4000 : 0) : out;
@@ -107,12 +108,17 @@ GpuProbe probe_gpu() {
     return g;
   }
   g.usable = g.info.value("usable", false);
-  g.line = g.usable ? fmt::format("{} (sm_{}, {} SMs, {:.0f} GB/s peak DRAM, {:.0f} MiB L2)",
-                                  g.info.value("name", "?"),
-                                  [&] { auto cc = g.info.value("compute_capability", "?"); cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end()); return cc; }(),
-                                  g.info.value("sm_count", 0), g.info.value("peak_dram_gbs", 0.0),
-                                  g.info.value("l2_mib", 0.0))
-                    : g.info.value("reason", std::string("no usable GPU"));
+  g.line =
+      g.usable
+          ? fmt::format(
+                "{} (sm_{}, {} SMs, {:.0f} GB/s peak DRAM, {:.0f} MiB L2)", g.info.value("name", "?"),
+                [&] {
+                  auto cc = g.info.value("compute_capability", "?");
+                  cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+                  return cc;
+                }(),
+                g.info.value("sm_count", 0), g.info.value("peak_dram_gbs", 0.0), g.info.value("l2_mib", 0.0))
+          : g.info.value("reason", std::string("no usable GPU"));
   return g;
 }
 
@@ -133,15 +139,27 @@ bool target_exists(const std::string& target) {
 
 // Nsight Compute's memory-access metrics per kernel, for --access-report on a GPU.
 std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
-  const std::vector<std::string> names = {
-      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smsp__inst_executed_op_shared_ld.sum",
-      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smsp__inst_executed_op_shared_st.sum"};
+  const std::vector<std::string> names = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                          "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                                          "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                                          "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                                          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                          "smsp__inst_executed_op_shared_ld.sum",
+                                          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                                          "smsp__inst_executed_op_shared_st.sum"};
   ProcessOptions opt;
-  opt.argv = {"ncu", "--metrics", fmt::format("{}", fmt::join(names, ",")), "--csv", "--page", "raw",
-              "--launch-count", "200", fs::absolute(ctx.binary).string(), "--lab-toml",
-              fs::absolute(ctx.lab_toml).string(), check.name};
+  opt.argv = {"ncu",
+              "--metrics",
+              fmt::format("{}", fmt::join(names, ",")),
+              "--csv",
+              "--page",
+              "raw",
+              "--launch-count",
+              "200",
+              fs::absolute(ctx.binary).string(),
+              "--lab-toml",
+              fs::absolute(ctx.lab_toml).string(),
+              check.name};
   opt.timeout_s = 600;
   opt.output_cap = 8 << 20;
   const ProcessResult p = run_process(opt);
@@ -150,7 +168,8 @@ std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
            "same counts from CPU mode\n";
   if (p.output.find("ERR_NVGPUCTRPERM") != std::string::npos)
     return "access report: this machine does not permit reading the GPU's performance counters "
-           "(ERR_NVGPUCTRPERM; an administrator can allow it); `--cpu --access-report` gives the same counts\n";
+           "(ERR_NVGPUCTRPERM; an administrator can allow it); `--cpu --access-report` gives the same "
+           "counts\n";
   // CSV: a header row, a units row, then one row per kernel launch.
   std::istringstream in(p.output);
   std::vector<std::vector<std::string>> rows;
@@ -160,9 +179,12 @@ std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
     std::string cell;
     bool q = false;
     for (char c : line) {
-      if (c == '"') q = !q;
-      else if (c == ',' && !q) cells.push_back(cell), cell.clear();
-      else cell += c;
+      if (c == '"')
+        q = !q;
+      else if (c == ',' && !q)
+        cells.push_back(cell), cell.clear();
+      else
+        cell += c;
     }
     cells.push_back(cell);
     rows.push_back(cells);
@@ -196,8 +218,8 @@ std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
   }
   auto ratio = [](double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
   std::string out = "access report (Nsight Compute, per kernel, over its launches in this check):\n";
-  out += fmt::format("  {:<30} {:>18} {:>18} {:>20} {:>20}\n", "kernel", "global ld sect/req", "global st sect/req",
-                     "shared ld confl/req", "shared st confl/req");
+  out += fmt::format("  {:<30} {:>18} {:>18} {:>20} {:>20}\n", "kernel", "global ld sect/req",
+                     "global st sect/req", "shared ld confl/req", "shared st confl/req");
   for (const auto& [k, s] : per_kernel)
     out += fmt::format("  {:<30} {:>18} {:>18} {:>20} {:>20}\n", k.substr(0, 30), ratio(s.v[0], s.v[1]),
                        ratio(s.v[2], s.v[3]), ratio(s.v[4], s.v[5]), ratio(s.v[6], s.v[7]));
@@ -231,7 +253,8 @@ int cmd_test(const TestArgs& a) {
   }
   const bool cpu = a.cpu || !gpu.usable;
   if (cpu && !have_cpu_build) {
-    fmt::print(stderr, "cudalab: no usable GPU ({}) and no CPU-mode build: nothing can run the checks\n", gpu.line);
+    fmt::print(stderr, "cudalab: no usable GPU ({}) and no CPU-mode build: nothing can run the checks\n",
+               gpu.line);
     return kNoGpu;
   }
   if (cpu && !a.sanitize.empty()) {
@@ -249,9 +272,10 @@ int cmd_test(const TestArgs& a) {
   const Style style = Style::for_stdout(a.verbose);
   fmt::print("GPU: {}\n", gpu.line);
   if (cpu)
-    fmt::print("CPU mode: the kernels run on simulated GPU threads on the CPU. Correctness checks only; speed "
-               "checks are not run; timing, caches, warp lockstep and the memory model are not modelled "
-               "(handouts/cpu_mode.md).\n");
+    fmt::print(
+        "CPU mode: the kernels run on simulated GPU threads on the CPU. Correctness checks only; speed "
+        "checks are not run; timing, caches, warp lockstep and the memory model are not modelled "
+        "(handouts/cpu_mode.md).\n");
 
   bool any_failed = false;
   RunContext ctx;
@@ -260,8 +284,9 @@ int cmd_test(const TestArgs& a) {
   ctx.clean_env = false;  // a student's own machine: keep their environment
   ctx.sanitizer = a.sanitize;
   if (!a.sanitize.empty())
-    fmt::print("Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n",
-               a.sanitize);
+    fmt::print(
+        "Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n",
+        a.sanitize);
   for (const auto& lab : specs) {
     const std::string suffix = !cpu ? "-tests" : a.access_report ? "-tests-access" : "-tests-cpu";
     ctx.binary = kBuildRoot / "labs" / (lab.id + suffix);
@@ -285,8 +310,8 @@ int cmd_test(const TestArgs& a) {
         if (cpu) {
           std::ifstream in(report);
           const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-          reports.push_back(fmt::format("access report for '{}' (CPU mode, per kernel source line):\n{}", check.id,
-                                        text.empty() ? "  (no accesses recorded)\n" : text));
+          reports.push_back(fmt::format("access report for '{}' (CPU mode, per kernel source line):\n{}",
+                                        check.id, text.empty() ? "  (no accesses recorded)\n" : text));
         } else {
           reports.push_back(ncu_access_report(ctx, check));
         }
@@ -316,12 +341,12 @@ std::string paint_total(const Style& style, const std::string& text) {
 // --- grade -----------------------------------------------------------------
 
 struct GradeArgs {
-  std::string submission;   // empty: the working copy's labs/
-  std::string batch;        // a folder of submissions
-  std::string out;          // where results go
-  std::string course;       // course.toml
+  std::string submission;  // empty: the working copy's labs/
+  std::string batch;       // a folder of submissions
+  std::string out;         // where results go
+  std::string course;      // course.toml
   std::string seed;
-  std::string work;         // the grading build
+  std::string work;                   // the grading build
   std::vector<std::string> sanitize;  // memcheck, racecheck, ...
   bool force = false, verbose = false, prepare = false;
 };
@@ -336,7 +361,8 @@ std::string submission_id(const fs::path& p) {
     }
   }
   std::string id;
-  for (unsigned char c : n) id += (std::isalnum(c) || c == '-' || c == '_' || c == '.') ? static_cast<char>(c) : '_';
+  for (unsigned char c : n)
+    id += (std::isalnum(c) || c == '-' || c == '_' || c == '.') ? static_cast<char>(c) : '_';
   return id.empty() || id[0] == '.' ? "_" + id : id;
 }
 
@@ -362,7 +388,9 @@ void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored
   for (const auto& lab : g.labs) {
     print_lab_header(style, *lab.spec, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
     if (lab.status != "graded" && !lab.message.empty()) {
-      fmt::print("  {}\n", lab.status == "build_failed" ? "BUILD FAILED" : lab.status == "missing" ? "MISSING" : "NOT RUN");
+      fmt::print("  {}\n", lab.status == "build_failed" ? "BUILD FAILED"
+                           : lab.status == "missing"    ? "MISSING"
+                                                        : "NOT RUN");
       std::istringstream in(lab.message);
       for (std::string line; std::getline(in, line);) fmt::print("    {}\n", line);
     } else {
@@ -374,9 +402,11 @@ void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored
   if (show_ignored && !g.ignored.empty()) {
     fmt::print("\nignored ({}):\n", g.ignored.size());
     for (std::size_t i = 0; i < g.ignored.size() && i < 20; ++i) fmt::print("  {}\n", g.ignored[i]);
-    if (g.ignored.size() > 20) fmt::print("  ... and {} more (report.txt lists all)\n", g.ignored.size() - 20);
+    if (g.ignored.size() > 20)
+      fmt::print("  ... and {} more (report.txt lists all)\n", g.ignored.size() - 20);
   }
-  fmt::print("\n{}\n", paint_total(style, fmt::format("total: {:.2f} / {:g} points ({:.0f} s)", g.score, g.max_score, g.seconds)));
+  fmt::print("\n{}\n", paint_total(style, fmt::format("total: {:.2f} / {:g} points ({:.0f} s)", g.score,
+                                                      g.max_score, g.seconds)));
 }
 
 struct Distribution {
@@ -391,8 +421,9 @@ struct Distribution {
     double mean = 0;
     for (double x : v) mean += x;
     mean /= static_cast<double>(v.size());
-    return fmt::format("min {:.1f}  median {:.1f}  mean {:.1f}  max {:.1f} of {:g}; full {}, partial {}, zero {}",
-                       v.front(), v[v.size() / 2], mean, v.back(), max, full, v.size() - full - zero, zero);
+    return fmt::format(
+        "min {:.1f}  median {:.1f}  mean {:.1f}  max {:.1f} of {:g}; full {}, partial {}, zero {}", v.front(),
+        v[v.size() / 2], mean, v.back(), max, full, v.size() - full - zero, zero);
   }
 };
 
@@ -440,8 +471,9 @@ int cmd_grade(const GradeArgs& a) {
     if (working_copy) g.ignored.clear();  // the course's own files, not the student's
     print_grade(g, style, !working_copy);
     write_exports(g, labs, out);
-    fmt::print("results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt)\n",
-               out.string());
+    fmt::print(
+        "results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt)\n",
+        out.string());
     return g.gpu || g.cpu_mode ? kOk : kNoGpu;
   }
 
@@ -522,9 +554,12 @@ int cmd_grade(const GradeArgs& a) {
     std::string cell;
     bool quoted = false;
     for (char c : row) {
-      if (c == '"') quoted = !quoted;
-      else if (c == ',' && !quoted) cells.push_back(cell), cell.clear();
-      else cell += c;
+      if (c == '"')
+        quoted = !quoted;
+      else if (c == ',' && !quoted)
+        cells.push_back(cell), cell.clear();
+      else
+        cell += c;
     }
     cells.push_back(cell);
     if (cells.size() >= 3 + labs.size()) {
@@ -564,11 +599,13 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
   ctx.binary = binary;
   ctx.lab_toml = lab_toml;
   ctx.work_dir = fs::temp_directory_path() / "cudalab-expect";
-  fmt::print("{}: {}{}\n", expect_path.parent_path().filename().string(), ex.description, cpu ? " [CPU mode]" : "");
+  fmt::print("{}: {}{}\n", expect_path.parent_path().filename().string(), ex.description,
+             cpu ? " [CPU mode]" : "");
   fmt::print("{:<20} {:<9} {:<9} {}\n", "check", "expected", "got", "message");
   for (const auto& e : ex.expectations) {
     if (!lab.find_by_id(e.check_id)) {
-      fmt::print(stderr, "cudalab: {}: no check '{}' in {}\n", expect_path.string(), e.check_id, lab_toml.string());
+      fmt::print(stderr, "cudalab: {}: no check '{}' in {}\n", expect_path.string(), e.check_id,
+                 lab_toml.string());
       return kUsage;
     }
   }
@@ -580,7 +617,8 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     const CheckResult r = run_check(ctx, lab, check);
     if (r.verdict == "skipped") {
       ++skipped;
-      fmt::print("{:<20} {:<9} {:<9} {}\n", e.check_id, e.verdict, "skipped", r.notes.empty() ? "" : r.notes[0]);
+      fmt::print("{:<20} {:<9} {:<9} {}\n", e.check_id, e.verdict, "skipped",
+                 r.notes.empty() ? "" : r.notes[0]);
       continue;
     }
     std::string text;
@@ -590,9 +628,11 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     mismatches += !ok;
     std::string first = r.failures.empty() ? (r.notes.empty() ? "" : r.notes[0]) : r.failures[0];
     if (auto nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
-    fmt::print("{:<20} {:<9} {:<9} {}{}\n", e.check_id, e.verdict, r.verdict, ok ? "" : "MISMATCH: ", first.substr(0, 160));
+    fmt::print("{:<20} {:<9} {:<9} {}{}\n", e.check_id, e.verdict, r.verdict,
+               ok ? "" : "MISMATCH: ", first.substr(0, 160));
     if (!ok) {
-      if (!e.says.empty() && !contains_phrase(text, e.says)) fmt::print("    expected the message to say \"{}\"\n", e.says);
+      if (!e.says.empty() && !contains_phrase(text, e.says))
+        fmt::print("    expected the message to say \"{}\"\n", e.says);
       fmt::print("    full message:\n{}\n", text);
       if (!r.output.empty()) fmt::print("    output:\n{}\n", r.output);
     }
@@ -623,7 +663,8 @@ int cmd_doctor() {
       fmt::print("  {:<18} {}\n", what, value);
     }
   };
-  fmt::print("cudalab {} (source {}, build {})\n", CUDALAB_VERSION, kSourceRoot.string(), kBuildRoot.string());
+  fmt::print("cudalab {} (source {}, build {})\n", CUDALAB_VERSION, kSourceRoot.string(),
+             kBuildRoot.string());
   const GpuProbe gpu = probe_gpu();
   fmt::print("GPU\n");
   if (gpu.usable) {
@@ -632,12 +673,16 @@ int cmd_doctor() {
     row("compute capability", i.value("compute_capability", ""), "");
     row("SMs", std::to_string(i.value("sm_count", 0)), "");
     row("driver / runtime", i.value("driver", "") + " / " + i.value("runtime", ""), "");
-    row("peak DRAM", fmt::format("{:.0f} GB/s (2 x {:.0f} MHz x {} bits / 8)", i.value("peak_dram_gbs", 0.0),
-                                 i.value("mem_clock_mhz", 0.0), i.value("bus_width_bits", 0)), "");
+    row("peak DRAM",
+        fmt::format("{:.0f} GB/s (2 x {:.0f} MHz x {} bits / 8)", i.value("peak_dram_gbs", 0.0),
+                    i.value("mem_clock_mhz", 0.0), i.value("bus_width_bits", 0)),
+        "");
     row("peak FP32", fmt::format("{:.0f} GFLOP/s", i.value("peak_fp32_gflops", 0.0)), "");
     row("L2", fmt::format("{:.0f} MiB", i.value("l2_mib", 0.0)), "");
-    row("shared mem/block", fmt::format("{:.0f} KiB ({:.0f} KiB opt-in)", i.value("smem_per_block_kib", 0.0),
-                                        i.value("smem_per_block_optin_kib", 0.0)), "");
+    row("shared mem/block",
+        fmt::format("{:.0f} KiB ({:.0f} KiB opt-in)", i.value("smem_per_block_kib", 0.0),
+                    i.value("smem_per_block_optin_kib", 0.0)),
+        "");
   } else {
     fmt::print("  none usable: {}\n  The labs still build; their GPU checks are skipped.\n", gpu.line);
   }
@@ -648,7 +693,8 @@ int cmd_doctor() {
   row("Catch2", CUDALAB_CATCH2_VERSION, "apt-get install catch2");
   row("compute-sanitizer", first_line_of({"compute-sanitizer", "--version"}),
       "optional (ships with the CUDA toolkit): for --sanitize");
-  row("ncu", first_line_of({"ncu", "--version"}), "optional (Nsight Compute): for memory-access metrics on a GPU");
+  row("ncu", first_line_of({"ncu", "--version"}),
+      "optional (Nsight Compute): for memory-access metrics on a GPU");
   return missing ? kFailed : kOk;
 }
 
@@ -671,7 +717,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   TestArgs ta;
-  auto* test = app.add_subcommand("test", "Build the labs in labs/ and run their checks (all labs if none named)");
+  auto* test =
+      app.add_subcommand("test", "Build the labs in labs/ and run their checks (all labs if none named)");
   test->add_option("labs", ta.labs, "labs to test, e.g. 03_tiling");
   test->add_option("--check", ta.only, "run only these checks (ids from lab.toml)");
   test->add_option("--seed", ta.seed, "seed for the random inputs");
@@ -683,42 +730,50 @@ int main(int argc, char** argv) {
   test->add_flag("--access-report", ta.access_report,
                  "per kernel: global sectors per request and shared-memory bank conflicts per request (CPU "
                  "mode: per source line; on a GPU: Nsight Compute, where permitted)");
-  test->add_option("--sanitize", ta.sanitize,
-                   "run the checks under compute-sanitizer: memcheck (default), racecheck, synccheck, initcheck")
+  test->add_option(
+          "--sanitize", ta.sanitize,
+          "run the checks under compute-sanitizer: memcheck (default), racecheck, synccheck, initcheck")
       ->expected(0, 1)
       ->default_str("memcheck")
       ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}));
 
   GradeArgs ga;
-  auto* grade = app.add_subcommand("grade", "Grade a submission (folder, .zip or .tar.gz), a batch of them, or the working copy");
+  auto* grade = app.add_subcommand(
+      "grade", "Grade a submission (folder, .zip or .tar.gz), a batch of them, or the working copy");
   grade->add_option("submission", ga.submission, "the submission; none: the working copy's labs/");
   grade->add_option("--batch", ga.batch, "grade every folder and archive in this folder");
-  grade->add_option("--out", ga.out, "where the results go (default results/<submission>/ or results/batch/)");
+  grade->add_option("--out", ga.out,
+                    "where the results go (default results/<submission>/ or results/batch/)");
   grade->add_option("--course", ga.course, "the course file (default course.toml)");
   grade->add_option("--seed", ga.seed, "seed for the inputs (default: the course's grading seed)");
   grade->add_option("--work-dir", ga.work, "the grading build folder (default build-grade/)");
   grade->add_flag("--force", ga.force, "grade again submissions a batch graded before");
-  grade->add_option("--sanitize", ga.sanitize,
-                    "also run each passing correctness check under these compute-sanitizer tools "
-                    "(e.g. --sanitize memcheck racecheck); a report fails the check")
+  grade
+      ->add_option("--sanitize", ga.sanitize,
+                   "also run each passing correctness check under these compute-sanitizer tools "
+                   "(e.g. --sanitize memcheck racecheck); a report fails the check")
       ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}));
   grade->add_flag("--prepare", ga.prepare, "only configure and build the grading folder (autograder setup)");
-  grade->add_flag("-v,--verbose", ga.verbose, "show every failure, the full compiler output and the test output");
+  grade->add_flag("-v,--verbose", ga.verbose,
+                  "show every failure, the full compiler output and the test output");
 
   auto* doctor = app.add_subcommand("doctor", "What this machine has for cudalab, and what is missing");
 
   std::vector<std::string> meson_args;
-  auto* selftest = app.add_subcommand("selftest", "The framework's own tests: meson test (unit and GPU suites)");
+  auto* selftest =
+      app.add_subcommand("selftest", "The framework's own tests: meson test (unit and GPU suites)");
   selftest->add_option("meson_args", meson_args, "passed to meson test, e.g. --suite unit");
   selftest->allow_extras();
 
   std::string binary, lab_toml, expect_path;
-  auto* expect = app.add_subcommand("expect", "Run a lab test binary and compare its verdicts with an expect.toml");
+  auto* expect =
+      app.add_subcommand("expect", "Run a lab test binary and compare its verdicts with an expect.toml");
   expect->add_option("--binary", binary, "the lab test binary")->required();
   expect->add_option("--lab-toml", lab_toml, "the lab's manifest")->required();
   expect->add_option("--expect", expect_path, "the expected verdicts")->required();
   bool expect_cpu = false;
-  expect->add_flag("--cpu", expect_cpu, "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
+  expect->add_flag("--cpu", expect_cpu,
+                   "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
 
   try {
     app.parse(argc, argv);

@@ -22,26 +22,100 @@ std::string demangle(const std::string& symbol) {
 
 namespace {
 
-bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 // C library functions a kernel launcher may reasonably use.
-const std::set<std::string> kAllowedC = {
-    "printf", "fprintf", "vprintf", "vfprintf", "puts", "putchar", "fputs", "fputc", "fflush", "fwrite",
-    "stdout", "stderr", "snprintf", "sprintf", "vsnprintf", "__printf_chk", "__fprintf_chk",
-    "__sprintf_chk", "__snprintf_chk", "__vsnprintf_chk", "__vfprintf_chk",
-    "memcpy", "memmove", "memset", "memcmp", "strlen", "strcmp", "strncmp", "strchr", "strstr",
-    "__memcpy_chk", "__memset_chk", "__memmove_chk", "malloc", "calloc", "realloc", "free",
-    "abort", "__assert_fail", "__stack_chk_fail", "__cxa_atexit", "__dso_handle", "atexit",
-    "sqrt", "sqrtf", "exp", "expf", "exp2f", "log", "logf", "log2f", "pow", "powf", "fabs", "fabsf",
-    "floor", "floorf", "ceil", "ceilf", "fmin", "fminf", "fmax", "fmaxf", "sin", "sinf", "cos",
-    "cosf", "tanh", "tanhf", "round", "roundf", "lround", "rint", "fma", "fmaf", "frexp", "ldexp",
-    "_GLOBAL_OFFSET_TABLE_", "__gmon_start__", "_ITM_registerTMCloneTable", "_ITM_deregisterTMCloneTable",
-    "_Unwind_Resume", "__gxx_personality_v0", "__tls_get_addr"};
+const std::set<std::string> kAllowedC = {"printf",
+                                         "fprintf",
+                                         "vprintf",
+                                         "vfprintf",
+                                         "puts",
+                                         "putchar",
+                                         "fputs",
+                                         "fputc",
+                                         "fflush",
+                                         "fwrite",
+                                         "stdout",
+                                         "stderr",
+                                         "snprintf",
+                                         "sprintf",
+                                         "vsnprintf",
+                                         "__printf_chk",
+                                         "__fprintf_chk",
+                                         "__sprintf_chk",
+                                         "__snprintf_chk",
+                                         "__vsnprintf_chk",
+                                         "__vfprintf_chk",
+                                         "memcpy",
+                                         "memmove",
+                                         "memset",
+                                         "memcmp",
+                                         "strlen",
+                                         "strcmp",
+                                         "strncmp",
+                                         "strchr",
+                                         "strstr",
+                                         "__memcpy_chk",
+                                         "__memset_chk",
+                                         "__memmove_chk",
+                                         "malloc",
+                                         "calloc",
+                                         "realloc",
+                                         "free",
+                                         "abort",
+                                         "__assert_fail",
+                                         "__stack_chk_fail",
+                                         "__cxa_atexit",
+                                         "__dso_handle",
+                                         "atexit",
+                                         "sqrt",
+                                         "sqrtf",
+                                         "exp",
+                                         "expf",
+                                         "exp2f",
+                                         "log",
+                                         "logf",
+                                         "log2f",
+                                         "pow",
+                                         "powf",
+                                         "fabs",
+                                         "fabsf",
+                                         "floor",
+                                         "floorf",
+                                         "ceil",
+                                         "ceilf",
+                                         "fmin",
+                                         "fminf",
+                                         "fmax",
+                                         "fmaxf",
+                                         "sin",
+                                         "sinf",
+                                         "cos",
+                                         "cosf",
+                                         "tanh",
+                                         "tanhf",
+                                         "round",
+                                         "roundf",
+                                         "lround",
+                                         "rint",
+                                         "fma",
+                                         "fmaf",
+                                         "frexp",
+                                         "ldexp",
+                                         "_GLOBAL_OFFSET_TABLE_",
+                                         "__gmon_start__",
+                                         "_ITM_registerTMCloneTable",
+                                         "_ITM_deregisterTMCloneTable",
+                                         "_Unwind_Resume",
+                                         "__gxx_personality_v0",
+                                         "__tls_get_addr"};
 
 // CUDA runtime calls that would break the harness or the other checks.
-const std::set<std::string> kDeniedCuda = {"cudaDeviceReset", "cudaSetDevice", "cudaDeviceSetLimit",
-                                           "cudaSetDeviceFlags", "cudaIpcOpenMemHandle",
-                                           "cudaIpcGetMemHandle", "cudaProfilerStart", "cudaProfilerStop"};
+const std::set<std::string> kDeniedCuda = {
+    "cudaDeviceReset",      "cudaSetDevice",       "cudaDeviceSetLimit", "cudaSetDeviceFlags",
+    "cudaIpcOpenMemHandle", "cudaIpcGetMemHandle", "cudaProfilerStart",  "cudaProfilerStop"};
 
 const char* kSystemWhy =
     "file, process and network calls are not allowed in a lab submission (the checks give the "
@@ -63,8 +137,8 @@ std::string why_denied(const std::string& sym, const std::string& nice) {
 bool allowed(const std::string& sym, const std::string& nice) {
   if (starts(sym, "_ZN3ref") || starts(sym, "_ZNK3ref")) return false;
   if (starts(sym, "cuda")) return !kDeniedCuda.count(sym);
-  if (starts(sym, "__cuda")) return true;          // launch and registration stubs
-  if (starts(sym, "_ZN7cudalab")) return true;     // CUDA_CHECK, CUDALAB_TODO
+  if (starts(sym, "__cuda")) return true;       // launch and registration stubs
+  if (starts(sym, "_ZN7cudalab")) return true;  // CUDA_CHECK, CUDALAB_TODO
   if (starts(sym, "__cxa_") || starts(sym, "_Unwind_")) return true;
   if (starts(sym, "_Znw") || starts(sym, "_Zna") || starts(sym, "_Zdl") || starts(sym, "_Zda")) return true;
   if (starts(sym, "_ZNSt") || starts(sym, "_ZSt") || starts(sym, "_ZNKSt") || starts(sym, "_ZTI") ||
@@ -106,7 +180,8 @@ std::vector<Violation> check_symbols(const std::vector<std::string>& undefined,
 
 namespace {
 
-std::vector<std::string> nm_symbols(const std::filesystem::path& object, const char* which, std::string& error) {
+std::vector<std::string> nm_symbols(const std::filesystem::path& object, const char* which,
+                                    std::string& error) {
   ProcessOptions opt;
   opt.argv = {"nm", which, "--format=posix", object.string()};
   opt.timeout_s = 60;

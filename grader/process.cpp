@@ -18,14 +18,23 @@ namespace cudalab {
 
 std::string signal_name(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SIGSEGV (segmentation fault: an invalid host memory access, e.g. a device pointer used on the host)";
-    case SIGABRT: return "SIGABRT (abort: an uncaught exception or a failed assert)";
-    case SIGFPE: return "SIGFPE (arithmetic error, e.g. an integer division by zero on the host)";
-    case SIGBUS: return "SIGBUS (bus error)";
-    case SIGKILL: return "SIGKILL";
-    case SIGILL: return "SIGILL (illegal instruction)";
-    case SIGTERM: return "SIGTERM";
-    default: return fmt::format("signal {} ({})", sig, strsignal(sig));
+    case SIGSEGV:
+      return "SIGSEGV (segmentation fault: an invalid host memory access, e.g. a device pointer used on the "
+             "host)";
+    case SIGABRT:
+      return "SIGABRT (abort: an uncaught exception or a failed assert)";
+    case SIGFPE:
+      return "SIGFPE (arithmetic error, e.g. an integer division by zero on the host)";
+    case SIGBUS:
+      return "SIGBUS (bus error)";
+    case SIGKILL:
+      return "SIGKILL";
+    case SIGILL:
+      return "SIGILL (illegal instruction)";
+    case SIGTERM:
+      return "SIGTERM";
+    default:
+      return fmt::format("signal {} ({})", sig, strsignal(sig));
   }
 }
 
@@ -68,7 +77,8 @@ class CappedBuffer {
     const std::size_t kept = std::min(tail_.size(), cap_ - cap_ / 2);
     const std::size_t cut = total_ - head_.size() - kept;
     if (cut == 0) return head_ + tail_;
-    return head_ + fmt::format("\n[... {} bytes of output cut ...]\n", cut) + tail_.substr(tail_.size() - kept);
+    return head_ + fmt::format("\n[... {} bytes of output cut ...]\n", cut) +
+           tail_.substr(tail_.size() - kept);
   }
   std::size_t total() const { return total_; }
 
@@ -130,9 +140,7 @@ ProcessResult run_process(const ProcessOptions& options) {
   char buf[65536];
   bool eof = false, exited = false;
   int status = 0;
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   double exited_at = 0;
   while (!eof) {
     int wait_ms = 200;
@@ -148,9 +156,12 @@ ProcessResult run_process(const ProcessOptions& options) {
     const int r = poll(&p, 1, wait_ms);
     if (r > 0) {
       const ssize_t n = read(fds[0], buf, sizeof buf);
-      if (n > 0) out.add(buf, static_cast<std::size_t>(n));
-      else if (n == 0) eof = true;
-      else if (errno != EINTR && errno != EAGAIN) eof = true;
+      if (n > 0)
+        out.add(buf, static_cast<std::size_t>(n));
+      else if (n == 0)
+        eof = true;
+      else if (errno != EINTR && errno != EAGAIN)
+        eof = true;
     }
     if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
       exited = true;

@@ -11,9 +11,9 @@
 namespace cudalab {
 
 struct ProcessOptions {
-  std::vector<std::string> argv;  // argv[0] is looked up in PATH if it has no '/'
-  std::string cwd;                // empty: the current directory
-  double timeout_s = 0;           // 0: none
+  std::vector<std::string> argv;        // argv[0] is looked up in PATH if it has no '/'
+  std::string cwd;                      // empty: the current directory
+  double timeout_s = 0;                 // 0: none
   std::size_t output_cap = 256 * 1024;  // bytes kept: the first and last halves
   // If set, the child's whole environment; otherwise it inherits ours.
   std::optional<std::map<std::string, std::string>> env;
@@ -24,7 +24,7 @@ struct ProcessResult {
   int exit_code = -1;  // when it exited normally
   int signal = 0;      // when a signal ended it
   bool timed_out = false;
-  std::string output;  // stdout and stderr together, capped
+  std::string output;            // stdout and stderr together, capped
   std::size_t output_bytes = 0;  // what it printed in all
   double seconds = 0;
   std::string error;  // why it could not start

@@ -17,7 +17,8 @@ struct Style {
 };
 
 void print_lab_header(const Style& style, const LabSpec& lab, const std::string& context);
-void print_check(const Style& style, const CheckSpec& spec, const CheckResult& result, const CheckScore& score);
+void print_check(const Style& style, const CheckSpec& spec, const CheckResult& result,
+                 const CheckScore& score);
 void print_lab_total(const Style& style, const LabSpec& lab, double points, double max_points,
                      const std::string& label);
 

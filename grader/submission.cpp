@@ -21,8 +21,10 @@ const LabFiles* SubmissionPlan::find(const std::string& lab) const {
 std::string printable(const std::string& s) {
   std::string out;
   for (unsigned char c : s) {
-    if (c < 0x20 || c >= 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out += static_cast<char>(c);
+    if (c < 0x20 || c >= 0x7f)
+      out += fmt::format("\\x{:02x}", c);
+    else
+      out += static_cast<char>(c);
   }
   return out;
 }
@@ -96,7 +98,8 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
     auto w = wanted.find(name);
     if (w == wanted.end()) {
       auto c = course_files.find(name);
-      plan.ignored.push_back(fmt::format("{}: {}", rel, c != course_files.end() ? c->second : "not a student file of any lab"));
+      plan.ignored.push_back(
+          fmt::format("{}: {}", rel, c != course_files.end() ? c->second : "not a student file of any lab"));
       continue;
     }
     std::vector<std::string> parts;
@@ -114,17 +117,19 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
         return a.rank != b.rank ? a.rank < b.rank : a.rel < b.rel;
       });
       // Files of another lab's folder are not this lab's (two labs may share a name).
-      cands.erase(std::remove_if(cands.begin(), cands.end(),
-                                 [&](const Candidate& c) {
-                                   if (c.rank <= 2) return false;
-                                   for (const auto& other : labs)
-                                     if (other.id != lab.id && c.rel.find(other.id + "/") != std::string::npos) return true;
-                                   return false;
-                                 }),
-                  cands.end());
+      cands.erase(
+          std::remove_if(cands.begin(), cands.end(),
+                         [&](const Candidate& c) {
+                           if (c.rank <= 2) return false;
+                           for (const auto& other : labs)
+                             if (other.id != lab.id && c.rel.find(other.id + "/") != std::string::npos)
+                               return true;
+                           return false;
+                         }),
+          cands.end());
       if (cands.empty()) {
-        lf.missing.push_back(fmt::format("missing {} (expected at labs/{}/{} or at the top of the submission)",
-                                         f, lab.id, f));
+        lf.missing.push_back(
+            fmt::format("missing {} (expected at labs/{}/{} or at the top of the submission)", f, lab.id, f));
         continue;
       }
       const Candidate& best = cands.front();
@@ -133,8 +138,9 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
       std::error_code sec;
       const auto size = fs::file_size(best.path, sec);
       if (sec || size > kMaxStudentFileBytes) {
-        lf.missing.push_back(fmt::format("{} is {} bytes, over the {} byte limit for a source file: not graded",
-                                         best.rel, sec ? 0 : size, kMaxStudentFileBytes));
+        lf.missing.push_back(
+            fmt::format("{} is {} bytes, over the {} byte limit for a source file: not graded", best.rel,
+                        sec ? 0 : size, kMaxStudentFileBytes));
         continue;
       }
       lf.found.emplace_back(f, best.path);

@@ -26,9 +26,9 @@ struct LabFiles {
 
 struct SubmissionPlan {
   std::filesystem::path root;
-  std::vector<LabFiles> labs;         // in the course's order
-  std::vector<std::string> ignored;   // "labs/03_tiling/test_tiling.cpp: tests always come from the course"
-  std::vector<std::string> notes;     // e.g. two copies of a file
+  std::vector<LabFiles> labs;        // in the course's order
+  std::vector<std::string> ignored;  // "labs/03_tiling/test_tiling.cpp: tests always come from the course"
+  std::vector<std::string> notes;    // e.g. two copies of a file
 
   const LabFiles* find(const std::string& lab) const;
 };

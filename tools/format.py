@@ -23,8 +23,14 @@ def main():
     args = [a for a in args if a != "--check"]
     clang_format = args[0] if args else "clang-format"
     root = os.environ.get("MESON_SOURCE_ROOT") or os.getcwd()
-    files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True,
-                           check=True).stdout.split()
+    try:
+        files = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True,
+                               check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):  # a copy of the tree without .git
+        files = [os.path.relpath(os.path.join(d, f), root)
+                 for d, dirs, names in os.walk(root)
+                 if not os.path.relpath(d, root).split(os.sep)[0].startswith(("build", ".", "results"))
+                 for f in names]
     files = [f for f in files if f.endswith(EXTS) and not f.startswith(EXCLUDE)]
     bad = []
     for f in files:

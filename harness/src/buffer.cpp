@@ -47,7 +47,9 @@ void GuardedBuffer::download(void* host) const {
   CUDA_CHECK(cudaMemcpy(host, user_, bytes(), cudaMemcpyDeviceToHost));
 }
 
-void GuardedBuffer::poison() { CUDA_CHECK(cudaMemset(user_, kPoisonByte, bytes())); }
+void GuardedBuffer::poison() {
+  CUDA_CHECK(cudaMemset(user_, kPoisonByte, bytes()));
+}
 
 std::vector<std::string> GuardedBuffer::guard_damage() const {
   if (guard_ == 0) return {};

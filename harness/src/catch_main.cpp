@@ -77,10 +77,11 @@ int main(int argc, char** argv) {
 #else
   using Catch::clara::Opt;
 #endif
-  session.cli(session.cli() |
-              Opt(record, "file")["--record"]("write the machine-readable JSON record of the checks here") |
-              Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |
-              Opt(seed, "seed")["--seed"]("seed for the random inputs (default 2026; also CUDALAB_SEED)"));
+  session.cli(
+      session.cli() |
+      Opt(record, "file")["--record"]("write the machine-readable JSON record of the checks here") |
+      Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |
+      Opt(seed, "seed")["--seed"]("seed for the random inputs (default 2026; also CUDALAB_SEED)"));
   if (int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
 
   const auto& cfg = session.configData();

@@ -7,8 +7,8 @@
 namespace cudalab {
 
 CudaError::CudaError(cudaError_t code, const char* call, const char* file, int line)
-    : std::runtime_error(fmt::format("{}:{}: {} failed: {} ({})", file, line, call,
-                                     cudaGetErrorString(code), cudaGetErrorName(code))),
+    : std::runtime_error(fmt::format("{}:{}: {} failed: {} ({})", file, line, call, cudaGetErrorString(code),
+                                     cudaGetErrorName(code))),
       code_(code) {}
 
 void throw_cuda_error(cudaError_t code, const char* call, const char* file, int line) {

@@ -26,13 +26,20 @@ bool Tolerance::accepts(double got, double expected) const {
 
 const char* to_string(ErrorPattern p) {
   switch (p) {
-    case ErrorPattern::none: return "none";
-    case ErrorPattern::never_written: return "never_written";
-    case ErrorPattern::partly_unwritten: return "partly_unwritten";
-    case ErrorPattern::boundary: return "boundary";
-    case ErrorPattern::transposed: return "transposed";
-    case ErrorPattern::scattered: return "scattered";
-    case ErrorPattern::everywhere: return "everywhere";
+    case ErrorPattern::none:
+      return "none";
+    case ErrorPattern::never_written:
+      return "never_written";
+    case ErrorPattern::partly_unwritten:
+      return "partly_unwritten";
+    case ErrorPattern::boundary:
+      return "boundary";
+    case ErrorPattern::transposed:
+      return "transposed";
+    case ErrorPattern::scattered:
+      return "scattered";
+    case ErrorPattern::everywhere:
+      return "everywhere";
   }
   return "?";
 }
@@ -57,7 +64,10 @@ Band find_band(const std::vector<unsigned char>& bad, std::size_t rows, std::siz
     bool confined = true;
     for (std::size_t i = 0; i < rows && confined; ++i)
       for (std::size_t j = 0; j < c0 && i < r0; ++j)
-        if (bad[i * cols + j]) { confined = false; break; }
+        if (bad[i * cols + j]) {
+          confined = false;
+          break;
+        }
     if (confined) return {t, r0, c0};
   }
   return {};
@@ -132,8 +142,8 @@ Comparison compare(const std::string& name, const std::vector<float>& got,
 
 std::string Comparison::describe() const {
   if (ok()) return fmt::format("{} ({} x {}): all {} elements correct", name, rows, cols, rows * cols);
-  std::string s = fmt::format("{} ({} x {}): {} of {} elements are wrong", name, rows, cols, wrong,
-                              rows * cols);
+  std::string s =
+      fmt::format("{} ({} x {}): {} of {} elements are wrong", name, rows, cols, wrong, rows * cols);
   std::vector<std::string> parts;
   if (unwritten) parts.push_back(fmt::format("{} never written", unwritten));
   if (non_finite) parts.push_back(fmt::format("{} NaN or Inf", non_finite));
@@ -149,13 +159,17 @@ std::string Comparison::describe() const {
   s += "\nLikely cause: ";
   switch (pattern) {
     case ErrorPattern::never_written:
-      s += fmt::format("no element of {} was written. Does the launcher launch the kernel, with a "
-                       "grid that is not empty?", name);
+      s += fmt::format(
+          "no element of {} was written. Does the launcher launch the kernel, with a "
+          "grid that is not empty?",
+          name);
       break;
     case ErrorPattern::partly_unwritten:
-      s += fmt::format("{} elements still hold the poison value, so no thread wrote them: the grid "
-                       "does not cover all of {} (compute it by ceiling division), or some threads "
-                       "return before writing.", unwritten, name);
+      s += fmt::format(
+          "{} elements still hold the poison value, so no thread wrote them: the grid "
+          "does not cover all of {} (compute it by ceiling division), or some threads "
+          "return before writing.",
+          unwritten, name);
       break;
     case ErrorPattern::boundary:
       s += "only elements in the last partial tile (the rows or columns past the last multiple of "
@@ -163,8 +177,10 @@ std::string Comparison::describe() const {
            "of the tile.";
       break;
     case ErrorPattern::transposed:
-      s += fmt::format("{} holds the transpose of the expected result: a row and a column index are "
-                       "swapped.", name);
+      s += fmt::format(
+          "{} holds the transpose of the expected result: a row and a column index are "
+          "swapped.",
+          name);
       break;
     case ErrorPattern::scattered:
       s += "a minority of elements here and there are wrong, the signature of a race between "

@@ -12,12 +12,25 @@ double peak_dram_gbs(double mem_clock_khz, int bus_width_bits) {
 int fp32_lanes_per_sm(int major, int minor) {
   // From the CUDA C++ Programming Guide's table of arithmetic throughput.
   switch (major * 10 + minor) {
-    case 75: return 64;   // Turing
-    case 80: return 64;   // A100
-    case 86: case 87: case 89: return 128;  // GA10x, Orin, Ada
-    case 90: return 128;  // H100
-    case 100: case 101: case 103: case 110: case 120: case 121: return 128;  // Blackwell
-    default: return 0;
+    case 75:
+      return 64;  // Turing
+    case 80:
+      return 64;  // A100
+    case 86:
+    case 87:
+    case 89:
+      return 128;  // GA10x, Orin, Ada
+    case 90:
+      return 128;  // H100
+    case 100:
+    case 101:
+    case 103:
+    case 110:
+    case 120:
+    case 121:
+      return 128;  // Blackwell
+    default:
+      return 0;
   }
 }
 
@@ -25,12 +38,14 @@ std::string cuda_version_string(int version) {
   return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
 }
 
-std::string GpuInfo::compute_capability() const { return fmt::format("{}.{}", cc_major, cc_minor); }
+std::string GpuInfo::compute_capability() const {
+  return fmt::format("{}.{}", cc_major, cc_minor);
+}
 
 std::string GpuInfo::describe() const {
   if (!usable) return "no usable GPU: " + reason;
-  return fmt::format("{} (sm_{}{}, {} SMs, {:.0f} GB/s peak DRAM, {} MB L2, driver {}, runtime {})",
-                     name, cc_major, cc_minor, sm_count, peak_dram_gbs, l2_bytes >> 20,
+  return fmt::format("{} (sm_{}{}, {} SMs, {:.0f} GB/s peak DRAM, {} MB L2, driver {}, runtime {})", name,
+                     cc_major, cc_minor, sm_count, peak_dram_gbs, l2_bytes >> 20,
                      cuda_version_string(driver_version), cuda_version_string(runtime_version));
 }
 

@@ -48,23 +48,22 @@ std::string plural(std::size_t n, std::size_t elem_size) {
 }  // namespace
 
 std::vector<std::string> describe_guard_damage(const std::string& name, std::size_t elem_size,
-                                               std::size_t count,
-                                               const std::vector<std::uint8_t>& before,
+                                               std::size_t count, const std::vector<std::uint8_t>& before,
                                                const std::vector<std::uint8_t>& after) {
   std::vector<std::string> messages;
   const auto lo = damaged(before, elem_size, -static_cast<long long>(before.size() / elem_size));
   if (!lo.empty()) {
-    messages.push_back(fmt::format(
-        "wrote {} before the start of {} (nearest at {}[{}], farthest at {}[{}]): an index went "
-        "negative, or a thread outside the matrix was not stopped by a boundary check",
-        plural(lo.size(), elem_size), name, name, lo.back(), name, lo.front()));
+    messages.push_back(
+        fmt::format("wrote {} before the start of {} (nearest at {}[{}], farthest at {}[{}]): an index went "
+                    "negative, or a thread outside the matrix was not stopped by a boundary check",
+                    plural(lo.size(), elem_size), name, name, lo.back(), name, lo.front()));
   }
   const auto hi = damaged(after, elem_size, static_cast<long long>(count));
   if (!hi.empty()) {
-    messages.push_back(fmt::format(
-        "wrote {} past the end of {} (first at {}[{}], {} elements long): a thread outside the "
-        "data was not stopped by a boundary check",
-        plural(hi.size(), elem_size), name, name, hi.front(), count));
+    messages.push_back(
+        fmt::format("wrote {} past the end of {} (first at {}[{}], {} elements long): a thread outside the "
+                    "data was not stopped by a boundary check",
+                    plural(hi.size(), elem_size), name, name, hi.front(), count));
   }
   return messages;
 }

@@ -1,12 +1,12 @@
 #include "cudalab/manifest.h"
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
 
 namespace cudalab {
 
@@ -19,8 +19,8 @@ double Credit::fraction(double ratio) const {
 double CheckSpec::number(const std::string& key) const {
   auto it = numbers.find(key);
   if (it == numbers.end())
-    throw ManifestError(fmt::format("{}: check '{}' has no number '{}', which its test needs",
-                                    source, id, key));
+    throw ManifestError(
+        fmt::format("{}: check '{}' has no number '{}', which its test needs", source, id, key));
   return it->second;
 }
 
@@ -84,7 +84,8 @@ class Reader {
     if (!a) fail(n, fmt::format("{}: '{}' must be a list of strings", where, key));
     for (const auto& el : *a) {
       auto s = el.value<std::string>();
-      if (!s || s->empty()) fail(&el, fmt::format("{}: '{}' must be a list of non-empty strings", where, key));
+      if (!s || s->empty())
+        fail(&el, fmt::format("{}: '{}' must be a list of non-empty strings", where, key));
       out.push_back(*s);
     }
     return out;
@@ -95,8 +96,7 @@ class Reader {
 };
 
 bool plain_name(const std::string& s) {
-  return !s.empty() && s[0] != '.' && s.find('/') == std::string::npos &&
-         s.find('\\') == std::string::npos;
+  return !s.empty() && s[0] != '.' && s.find('/') == std::string::npos && s.find('\\') == std::string::npos;
 }
 
 bool valid_id(const std::string& s) {
@@ -106,7 +106,7 @@ bool valid_id(const std::string& s) {
 }
 
 const std::set<std::string> kLabKeys = {"title", "student_files", "tests", "references", "timeout_s"};
-const std::set<std::string> kCheckKeys = {"id",         "name",     "kind",     "points",
+const std::set<std::string> kCheckKeys = {"id",         "name",     "kind",      "points",
                                           "visibility", "requires", "timeout_s", "credit"};
 const std::set<std::string> kVisibility = {"visible", "hidden", "after_due_date", "after_published"};
 
@@ -130,7 +130,8 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
   for (const auto& [key, node] : *l)
     if (!kLabKeys.count(std::string(key.str())))
       rd.fail(&node, fmt::format("[lab]: unknown field '{}' (known: title, student_files, tests, "
-                                 "references, timeout_s)", key.str()));
+                                 "references, timeout_s)",
+                                 key.str()));
   lab.title = rd.string(*l, "title", "[lab]", true);
   lab.student_files = rd.strings(*l, "student_files", "[lab]");
   lab.tests = rd.strings(*l, "tests", "[lab]");
@@ -139,15 +140,15 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
   if (lab.tests.empty()) rd.fail(l, "[lab]: tests must name at least one file");
   for (const auto* list : {&lab.student_files, &lab.tests, &lab.references})
     for (const auto& f : *list)
-      if (!plain_name(f)) rd.fail(l, fmt::format("[lab]: '{}' must be a plain file or lab name, without folders", f));
+      if (!plain_name(f))
+        rd.fail(l, fmt::format("[lab]: '{}' must be a plain file or lab name, without folders", f));
   if (auto t = rd.number(*l, "timeout_s", "[lab]")) {
     if (*t <= 0) rd.fail(l->get("timeout_s"), "[lab]: timeout_s must be positive");
     lab.timeout_s = *t;
   }
 
   const toml::array* checks = doc["check"].as_array();
-  if (!checks || checks->empty())
-    rd.fail(doc.get("check"), "no checks: add at least one [[check]] table");
+  if (!checks || checks->empty()) rd.fail(doc.get("check"), "no checks: add at least one [[check]] table");
   for (const auto& [key, node] : doc)
     if (key.str() != "lab" && key.str() != "check")
       rd.fail(&node, fmt::format("unknown table '{}' (known: [lab], [[check]])", key.str()));
@@ -180,7 +181,8 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
     if (c->get("visibility")) {
       spec.visibility = rd.string(*c, "visibility", where, true);
       if (!kVisibility.count(spec.visibility))
-        rd.fail(c->get("visibility"), where + ": visibility must be visible, hidden, after_due_date or after_published");
+        rd.fail(c->get("visibility"),
+                where + ": visibility must be visible, hidden, after_due_date or after_published");
     }
     if (auto t = rd.number(*c, "timeout_s", where)) {
       if (*t <= 0) rd.fail(c->get("timeout_s"), where + ": timeout_s must be positive");
@@ -189,10 +191,12 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
     spec.requires = rd.strings(*c, "requires", where);
     for (const auto& r : spec.requires)
       if (!lab.find_by_id(r))
-        rd.fail(c->get("requires"), fmt::format("{}: requires '{}', which is not an earlier check's id", where, r));
+        rd.fail(c->get("requires"),
+                fmt::format("{}: requires '{}', which is not an earlier check's id", where, r));
     if (spec.kind == "speed" && spec.requires.empty())
-      rd.fail(c, where + ": a speed check must list the correctness checks it requires (requires = [...]): "
-                         "a speed measured on wrong output is meaningless");
+      rd.fail(c, where +
+                     ": a speed check must list the correctness checks it requires (requires = [...]): "
+                     "a speed measured on wrong output is meaningless");
     if (const toml::node* cr = c->get("credit")) {
       const toml::table* ct = cr->as_table();
       if (!ct) rd.fail(cr, where + ": credit must be a table { zero_at = ..., full_at = ... }");

@@ -45,7 +45,9 @@ void set_record_context(const std::string& key, const std::string& value) {
   write();
 }
 
-const std::string& current_check() { return state().name; }
+const std::string& current_check() {
+  return state().name;
+}
 
 void begin_check(const std::string& name) {
   State& s = state();
@@ -57,15 +59,21 @@ void begin_check(const std::string& name) {
              {"measurements", nlohmann::json::array()}};
 }
 
-void note(const std::string& line) { state().check["notes"].push_back(line); }
+void note(const std::string& line) {
+  state().check["notes"].push_back(line);
+}
 
 void measure(const std::string& key, double value, const std::string& unit) {
   state().check["measurements"].push_back({{"key", key}, {"value", value}, {"unit", unit}});
 }
 
-void mark_not_run(const std::string& reason) { state().check["not_run"] = reason; }
+void mark_not_run(const std::string& reason) {
+  state().check["not_run"] = reason;
+}
 
-void add_failure(const std::string& message) { state().check["failures"].push_back(message); }
+void add_failure(const std::string& message) {
+  state().check["failures"].push_back(message);
+}
 
 void end_check(bool passed, double seconds) {
   State& s = state();
@@ -79,7 +87,11 @@ void end_check(bool passed, double seconds) {
   write();
 }
 
-int checks_run() { return state().run; }
-int checks_not_run() { return state().not_run; }
+int checks_run() {
+  return state().run;
+}
+int checks_not_run() {
+  return state().not_run;
+}
 
 }  // namespace cudalab

@@ -82,8 +82,12 @@ std::string advice_for(cudaError_t e) {
   }
 }
 
-bool context_lost() { return !lost_reason().empty(); }
-const std::string& context_lost_reason() { return lost_reason(); }
+bool context_lost() {
+  return !lost_reason().empty();
+}
+const std::string& context_lost_reason() {
+  return lost_reason();
+}
 
 LaunchOutcome run_launcher(const std::string& what, const std::function<void()>& launcher) {
   LaunchOutcome out;
@@ -190,10 +194,10 @@ std::vector<std::string> Run::memory_problems() const {
       }
     }
     if (changed > 0) {
-      problems.push_back(fmt::format(
-          "the kernel changed the input {}: {} of {} elements differ (first at {}[{}]: {} became "
-          "{}); inputs must stay read-only",
-          b.name(), changed, now.size(), b.name(), first, originals_[i][first], now[first]));
+      problems.push_back(
+          fmt::format("the kernel changed the input {}: {} of {} elements differ (first at {}[{}]: {} became "
+                      "{}); inputs must stay read-only",
+                      b.name(), changed, now.size(), b.name(), first, originals_[i][first], now[first]));
     }
   }
   return problems;

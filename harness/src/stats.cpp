@@ -28,9 +28,8 @@ Summary summarize(const std::vector<double>& values) {
   s.mad = median(dev);
   // 1.4826 x MAD estimates the standard deviation of normal data; the
   // median's standard error is 1.2533 sigma / sqrt(n).
-  s.rel_noise = s.median != 0
-                    ? 1.2533 * 1.4826 * s.mad / std::sqrt(static_cast<double>(s.n)) / std::fabs(s.median)
-                    : 0;
+  s.rel_noise =
+      s.median != 0 ? 1.2533 * 1.4826 * s.mad / std::sqrt(static_cast<double>(s.n)) / std::fabs(s.median) : 0;
   return s;
 }
 

@@ -25,7 +25,9 @@ const CheckSpec& this_check() {
                                   this_lab().file.string(), name));
 }
 
-std::uint64_t seed() { return detail::seed_value; }
+std::uint64_t seed() {
+  return detail::seed_value;
+}
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t stream, float lo, float hi) {
   std::seed_seq seq{static_cast<std::uint32_t>(seed()), static_cast<std::uint32_t>(seed() >> 32),
@@ -69,7 +71,8 @@ bool too_big_for_sanitizer(double elements) {
   static std::string noted_for;
   if (noted_for != current_check()) {
     noted_for = current_check();
-    note(fmt::format("under compute-sanitizer ({}) the shapes with more than {:.0f} values are skipped", sanitizer(), limit));
+    note(fmt::format("under compute-sanitizer ({}) the shapes with more than {:.0f} values are skipped",
+                     sanitizer(), limit));
   }
   return true;
 }

@@ -51,8 +51,8 @@ class Sampler {
 
 }  // namespace
 
-SideBySide time_side_by_side(const std::function<void()>& student,
-                             const std::function<void()>& reference, const StopRule& rule) {
+SideBySide time_side_by_side(const std::function<void()>& student, const std::function<void()>& reference,
+                             const StopRule& rule) {
   Sampler sampler;
   for (int i = 0; i < 3; ++i) {
     sampler.milliseconds(student);
@@ -72,8 +72,7 @@ SideBySide time_side_by_side(const std::function<void()>& student,
     s.push_back(ts);
     r.push_back(tr);
     ratio.push_back(ts > 0 ? tr / ts : 0);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (enough_samples(ratio, elapsed, rule)) break;
   }
   SideBySide out;

@@ -19,7 +19,7 @@ using matmul::Shape;
 
 const std::vector<Shape> kSquare = {{16, 16, 16}, {64, 64, 64}, {256, 256, 256}, {512, 512, 512}};
 // M != N != K, sizes that are not multiples of the block, and a single element.
-const std::vector<Shape> kRagged = {{1, 1, 1},       {17, 33, 9},       {31, 17, 47},
+const std::vector<Shape> kRagged = {{1, 1, 1},       {17, 33, 9},      {31, 17, 47},
                                     {513, 257, 129}, {2047, 129, 513}, {1000, 1000, 1000}};
 const Shape kSpeedShape = {2048, 2048, 2048};
 

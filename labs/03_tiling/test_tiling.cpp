@@ -23,7 +23,7 @@ const std::vector<Shape> kMultiples = {{16, 16, 16}, {64, 64, 64}, {256, 256, 25
 // Not multiples of the tile: partial tiles along M, N and K, and rectangles.
 // A missing second __syncthreads shows only at the larger ones (on an H100,
 // 513x257x129 and up; 256^3 and below still come out right).
-const std::vector<Shape> kRagged = {{1, 1, 1},     {17, 33, 9},      {64, 64, 100}, {31, 17, 47},
+const std::vector<Shape> kRagged = {{1, 1, 1},       {17, 33, 9},      {64, 64, 100},     {31, 17, 47},
                                     {513, 257, 129}, {2047, 129, 513}, {1000, 1000, 1000}};
 
 const Shape kSpeedShape = {2048, 2048, 2048};

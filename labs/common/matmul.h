@@ -30,8 +30,8 @@ struct Shape {
 inline constexpr long long kCpuLimit = 1LL << 28;
 
 // C = A . B in double precision.
-inline std::vector<double> matmul_cpu(const std::vector<float>& A, const std::vector<float>& B,
-                                      int M, int N, int K) {
+inline std::vector<double> matmul_cpu(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
+                                      int K) {
   std::vector<double> C(static_cast<std::size_t>(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < K; ++k) {
@@ -48,7 +48,8 @@ struct Inputs {
 };
 
 inline Inputs random_inputs(Shape s) {
-  const std::uint64_t stream = (static_cast<std::uint64_t>(s.M) << 42) ^ (static_cast<std::uint64_t>(s.N) << 21) ^ s.K;
+  const std::uint64_t stream =
+      (static_cast<std::uint64_t>(s.M) << 42) ^ (static_cast<std::uint64_t>(s.N) << 21) ^ s.K;
   return {cudalab::random_floats(static_cast<std::size_t>(s.M) * s.K, 2 * stream),
           cudalab::random_floats(static_cast<std::size_t>(s.K) * s.N, 2 * stream + 1)};
 }
@@ -56,8 +57,8 @@ inline Inputs random_inputs(Shape s) {
 struct Outcome {
   bool launched = false;
   bool values_ok = false;
-  std::string message;                  // why values_ok is false
-  std::vector<std::string> memory;      // guard zones written, inputs changed
+  std::string message;              // why values_ok is false
+  std::vector<std::string> memory;  // guard zones written, inputs changed
   cudalab::Comparison comparison;
 };
 
@@ -119,7 +120,8 @@ inline double speed_ratio(Launcher launcher, const std::string& name, Launcher o
   if (cudalab::speed_not_measurable()) return -1;
   const Outcome o = run_and_check(launcher, name, s, reference);
   if (!o.values_ok) {
-    cudalab::require(false, fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
+    cudalab::require(false,
+                     fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
     return -1;
   }
   const Inputs in = random_inputs(s);

@@ -72,15 +72,15 @@ template <class T>
 inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count, size_t offset = 0,
                                       cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
   (void)kind;
-  return simt::copy_symbol(const_cast<void*>(static_cast<const volatile void*>(&symbol)), sizeof(T),
-                           nullptr, src, count, offset, true);
+  return simt::copy_symbol(const_cast<void*>(static_cast<const volatile void*>(&symbol)), sizeof(T), nullptr,
+                           src, count, offset, true);
 }
 template <class T>
 inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count, size_t offset = 0,
                                         cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
   (void)kind;
-  return simt::copy_symbol(const_cast<void*>(static_cast<const volatile void*>(&symbol)), sizeof(T),
-                           dst, nullptr, count, offset, false);
+  return simt::copy_symbol(const_cast<void*>(static_cast<const volatile void*>(&symbol)), sizeof(T), dst,
+                           nullptr, count, offset, false);
 }
 
 // --- streams and events (one in-order queue; everything has completed on return)

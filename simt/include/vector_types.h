@@ -3,16 +3,37 @@
 // make_* functions of vector_functions.h.
 #pragma once
 
-#define SIMT_VEC1(T, N, A) struct alignas(A) N##1 { T x; };
-#define SIMT_VEC2(T, N, A) struct alignas(A) N##2 { T x, y; };
-#define SIMT_VEC3(T, N) struct N##3 { T x, y, z; };
-#define SIMT_VEC4(T, N, A) struct alignas(A) N##4 { T x, y, z, w; };
-#define SIMT_MAKE(T, N)                                                                          \
-  inline constexpr N##1 make_##N##1(T x) { return N##1{x}; }                                    \
-  inline constexpr N##2 make_##N##2(T x, T y) { return N##2{x, y}; }                            \
-  inline constexpr N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }                    \
-  inline constexpr N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
-#define SIMT_VECS(T, N, A1, A2, A4) SIMT_VEC1(T, N, A1) SIMT_VEC2(T, N, A2) SIMT_VEC3(T, N) SIMT_VEC4(T, N, A4) SIMT_MAKE(T, N)
+#define SIMT_VEC1(T, N, A) \
+  struct alignas(A) N##1 { \
+    T x;                   \
+  };
+#define SIMT_VEC2(T, N, A) \
+  struct alignas(A) N##2 { \
+    T x, y;                \
+  };
+#define SIMT_VEC3(T, N) \
+  struct N##3 {         \
+    T x, y, z;          \
+  };
+#define SIMT_VEC4(T, N, A) \
+  struct alignas(A) N##4 { \
+    T x, y, z, w;          \
+  };
+#define SIMT_MAKE(T, N)                                   \
+  inline constexpr N##1 make_##N##1(T x) {                \
+    return N##1 {x};                                      \
+  }                                                       \
+  inline constexpr N##2 make_##N##2(T x, T y) {           \
+    return N##2 {x, y};                                   \
+  }                                                       \
+  inline constexpr N##3 make_##N##3(T x, T y, T z) {      \
+    return N##3 {x, y, z};                                \
+  }                                                       \
+  inline constexpr N##4 make_##N##4(T x, T y, T z, T w) { \
+    return N##4 {x, y, z, w};                             \
+  }
+#define SIMT_VECS(T, N, A1, A2, A4) \
+  SIMT_VEC1(T, N, A1) SIMT_VEC2(T, N, A2) SIMT_VEC3(T, N) SIMT_VEC4(T, N, A4) SIMT_MAKE(T, N)
 
 SIMT_VECS(signed char, char, 1, 2, 4)
 SIMT_VECS(unsigned char, uchar, 1, 2, 4)

@@ -165,7 +165,9 @@ void record(std::uintptr_t a, unsigned size, bool store, std::uintptr_t pc) {
     b.space = sp;
     b.store = store;
   }
-  if (b.n < 32) b.e[b.n++] = Entry{a, static_cast<std::uint8_t>(g_tid % 32), static_cast<std::uint8_t>(size > 255 ? 255 : size)};
+  if (b.n < 32)
+    b.e[b.n++] =
+        Entry{a, static_cast<std::uint8_t>(g_tid % 32), static_cast<std::uint8_t>(size > 255 ? 255 : size)};
   if (b.n == g_warp_lanes[warp]) {
     finalize(pc, b);
     g_open.erase(key);
@@ -180,9 +182,12 @@ std::string short_function(const std::string& f) {
   std::size_t start = 0, end = f.size();
   for (std::size_t i = 0; i < f.size(); ++i) {
     const char c = f[i];
-    if (c == '<') ++depth;
-    else if (c == '>') --depth;
-    else if (c == ' ' && depth == 0) start = i + 1;
+    if (c == '<')
+      ++depth;
+    else if (c == '>')
+      --depth;
+    else if (c == ' ' && depth == 0)
+      start = i + 1;
     else if (c == '(' && depth == 0 && i > 0) {
       end = i;
       break;
@@ -292,8 +297,10 @@ std::string tidy_path(const std::string& p) {
     const std::size_t j = std::min(p.find('/', i), p.size());
     const std::string part = p.substr(i, j - i);
     if (part == "..") {
-      if (!parts.empty() && parts.back() != "..") parts.pop_back();
-      else if (!absolute) parts.push_back(part);
+      if (!parts.empty() && parts.back() != "..")
+        parts.pop_back();
+      else if (!absolute)
+        parts.push_back(part);
     } else if (!part.empty() && part != ".") {
       parts.push_back(part);
     }
@@ -307,12 +314,14 @@ std::string tidy_path(const std::string& p) {
 std::string json_string(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\', o += c;
+    if (c == '"' || c == '\\')
+      o += '\\', o += c;
     else if (static_cast<unsigned char>(c) < 0x20) {
       char b[8];
       std::snprintf(b, sizeof b, "\\u%04x", c);
       o += b;
-    } else o += c;
+    } else
+      o += c;
   }
   return o + "\"";
 }
@@ -375,9 +384,15 @@ void access_begin_block(unsigned threads) {
   g_open.clear();
 }
 
-void access_set_thread(unsigned linear_tid) { g_tid = linear_tid; }
-void access_barrier() { flush_open(); }
-void access_end_block() { flush_open(); }
+void access_set_thread(unsigned linear_tid) {
+  g_tid = linear_tid;
+}
+void access_barrier() {
+  flush_open();
+}
+void access_end_block() {
+  flush_open();
+}
 
 }  // namespace simt::detail
 
@@ -398,9 +413,15 @@ std::string describe_code_address(const void* pc) {
 
 namespace simt::access {
 
-void enable(bool on) { detail::g_enabled = on; }
-bool enabled() { return detail::g_enabled; }
-void set_blocks_per_launch(long long blocks) { detail::g_blocks_per_launch = blocks; }
+void enable(bool on) {
+  detail::g_enabled = on;
+}
+bool enabled() {
+  return detail::g_enabled;
+}
+void set_blocks_per_launch(long long blocks) {
+  detail::g_blocks_per_launch = blocks;
+}
 void reset() {
   detail::g_stats.clear();
   detail::g_open.clear();
@@ -448,13 +469,15 @@ std::string format_text(const std::vector<LineStats>& lines) {
   char buf[1024];
   for (const auto& l : lines) {
     if (l.space == "global") {
-      std::snprintf(buf, sizeof buf, "%s:%d  %s  global %s (%d B/thread)  %lld requests  %.2f sectors/request (ideal %.2f)\n",
-                    l.file.c_str(), l.line, l.function.c_str(), l.store ? "store" : "load", l.bytes, l.requests,
-                    l.sectors_per_request(), l.ideal_sectors_per_request());
+      std::snprintf(buf, sizeof buf,
+                    "%s:%d  %s  global %s (%d B/thread)  %lld requests  %.2f sectors/request (ideal %.2f)\n",
+                    l.file.c_str(), l.line, l.function.c_str(), l.store ? "store" : "load", l.bytes,
+                    l.requests, l.sectors_per_request(), l.ideal_sectors_per_request());
     } else {
-      std::snprintf(buf, sizeof buf, "%s:%d  %s  shared %s (%d B/thread)  %lld requests  %.2f bank conflicts/request\n",
-                    l.file.c_str(), l.line, l.function.c_str(), l.store ? "store" : "load", l.bytes, l.requests,
-                    l.conflicts_per_request());
+      std::snprintf(buf, sizeof buf,
+                    "%s:%d  %s  shared %s (%d B/thread)  %lld requests  %.2f bank conflicts/request\n",
+                    l.file.c_str(), l.line, l.function.c_str(), l.store ? "store" : "load", l.bytes,
+                    l.requests, l.conflicts_per_request());
     }
     s += buf;
   }
@@ -469,13 +492,14 @@ std::string format_json(const std::vector<LineStats>& lines) {
     const auto& l = lines[i];
     s += i ? ",\n  " : "\n  ";
     s += "{\"file\": " + json_string(l.file) + ", \"function\": " + json_string(l.function);
-    std::snprintf(buf, sizeof buf,
-                  ", \"line\": %d, \"space\": \"%s\", \"op\": \"%s\", \"bytes\": %d, \"requests\": %lld, "
-                  "\"threads\": %lld, \"sectors\": %lld, \"ideal_sectors\": %lld, \"wavefronts\": %lld, "
-                  "\"ideal_wavefronts\": %lld, \"sectors_per_request\": %.4f, \"bank_conflicts_per_request\": %.4f}",
-                  l.line, l.space.c_str(), l.store ? "store" : "load", l.bytes, l.requests, l.threads, l.sectors,
-                  l.ideal_sectors, l.wavefronts, l.ideal_wavefronts, l.sectors_per_request(),
-                  l.conflicts_per_request());
+    std::snprintf(
+        buf, sizeof buf,
+        ", \"line\": %d, \"space\": \"%s\", \"op\": \"%s\", \"bytes\": %d, \"requests\": %lld, "
+        "\"threads\": %lld, \"sectors\": %lld, \"ideal_sectors\": %lld, \"wavefronts\": %lld, "
+        "\"ideal_wavefronts\": %lld, \"sectors_per_request\": %.4f, \"bank_conflicts_per_request\": %.4f}",
+        l.line, l.space.c_str(), l.store ? "store" : "load", l.bytes, l.requests, l.threads, l.sectors,
+        l.ideal_sectors, l.wavefronts, l.ideal_wavefronts, l.sectors_per_request(),
+        l.conflicts_per_request());
     s += buf;
   }
   return s + "\n]}\n";
@@ -485,9 +509,9 @@ std::string format_json(const std::vector<LineStats>& lines) {
 
 // --- the instrumentation's callbacks (weak: a build with GCC's real
 // AddressSanitizer keeps libasan's).
-#define SIMT_CB(kind, n, store)                                                          \
-  extern "C" __attribute__((weak)) void __asan_##kind##n##_noabort(std::uintptr_t a) {   \
-    if (__builtin_expect(simt_access_active, 0))                           \
+#define SIMT_CB(kind, n, store)                                                                         \
+  extern "C" __attribute__((weak)) void __asan_##kind##n##_noabort(std::uintptr_t a) {                  \
+    if (__builtin_expect(simt_access_active, 0))                                                        \
       simt::detail::record(a, n, store, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0))); \
   }
 SIMT_CB(load, 1, false)
@@ -504,10 +528,12 @@ SIMT_CB(store, 16, true)
 
 extern "C" __attribute__((weak)) void __asan_loadN_noabort(std::uintptr_t a, std::size_t n) {
   if (__builtin_expect(simt_access_active, 0))
-    simt::detail::record(a, static_cast<unsigned>(n), false, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+    simt::detail::record(a, static_cast<unsigned>(n), false,
+                         reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 extern "C" __attribute__((weak)) void __asan_storeN_noabort(std::uintptr_t a, std::size_t n) {
   if (__builtin_expect(simt_access_active, 0))
-    simt::detail::record(a, static_cast<unsigned>(n), true, reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
+    simt::detail::record(a, static_cast<unsigned>(n), true,
+                         reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)));
 }
 extern "C" __attribute__((weak)) void __asan_handle_no_return() {}

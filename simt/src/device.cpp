@@ -45,7 +45,9 @@ cudaError_t cudaGetDevice(int* device) {
   return cudaSuccess;
 }
 
-cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice); }
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : fail(cudaErrorInvalidDevice);
+}
 
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (!prop) return fail(cudaErrorInvalidValue);
@@ -90,33 +92,79 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
   cudaDeviceProp p;
   cudaGetDeviceProperties(&p, 0);
   switch (attr) {
-    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
-    case cudaDevAttrMaxBlockDimX: *value = p.maxThreadsDim[0]; break;
-    case cudaDevAttrMaxBlockDimY: *value = p.maxThreadsDim[1]; break;
-    case cudaDevAttrMaxBlockDimZ: *value = p.maxThreadsDim[2]; break;
-    case cudaDevAttrMaxGridDimX: *value = p.maxGridSize[0]; break;
-    case cudaDevAttrMaxGridDimY: *value = p.maxGridSize[1]; break;
-    case cudaDevAttrMaxGridDimZ: *value = p.maxGridSize[2]; break;
-    case cudaDevAttrMaxSharedMemoryPerBlock: *value = static_cast<int>(p.sharedMemPerBlock); break;
-    case cudaDevAttrTotalConstantMemory: *value = static_cast<int>(p.totalConstMem); break;
-    case cudaDevAttrWarpSize: *value = 32; break;
-    case cudaDevAttrMaxRegistersPerBlock: *value = p.regsPerBlock; break;
-    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
-    case cudaDevAttrConcurrentKernels: *value = 0; break;
-    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
-    case cudaDevAttrUnifiedAddressing: *value = 1; break;
-    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
-    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
-    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(p.sharedMemPerMultiprocessor); break;
-    case cudaDevAttrMaxRegistersPerMultiprocessor: *value = p.regsPerMultiprocessor; break;
-    case cudaDevAttrManagedMemory: *value = 1; break;
-    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = p.maxThreadsPerBlock;
+      break;
+    case cudaDevAttrMaxBlockDimX:
+      *value = p.maxThreadsDim[0];
+      break;
+    case cudaDevAttrMaxBlockDimY:
+      *value = p.maxThreadsDim[1];
+      break;
+    case cudaDevAttrMaxBlockDimZ:
+      *value = p.maxThreadsDim[2];
+      break;
+    case cudaDevAttrMaxGridDimX:
+      *value = p.maxGridSize[0];
+      break;
+    case cudaDevAttrMaxGridDimY:
+      *value = p.maxGridSize[1];
+      break;
+    case cudaDevAttrMaxGridDimZ:
+      *value = p.maxGridSize[2];
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      *value = static_cast<int>(p.sharedMemPerBlock);
+      break;
+    case cudaDevAttrTotalConstantMemory:
+      *value = static_cast<int>(p.totalConstMem);
+      break;
+    case cudaDevAttrWarpSize:
+      *value = 32;
+      break;
+    case cudaDevAttrMaxRegistersPerBlock:
+      *value = p.regsPerBlock;
+      break;
+    case cudaDevAttrMultiProcessorCount:
+      *value = p.multiProcessorCount;
+      break;
+    case cudaDevAttrConcurrentKernels:
+      *value = 0;
+      break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      *value = p.maxThreadsPerMultiProcessor;
+      break;
+    case cudaDevAttrUnifiedAddressing:
+      *value = 1;
+      break;
+    case cudaDevAttrComputeCapabilityMajor:
+      *value = p.major;
+      break;
+    case cudaDevAttrComputeCapabilityMinor:
+      *value = p.minor;
+      break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
+      break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      *value = p.regsPerMultiprocessor;
+      break;
+    case cudaDevAttrManagedMemory:
+      *value = 1;
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      *value = static_cast<int>(p.sharedMemPerBlockOptin);
+      break;
     // Speeds and caches: CPU mode has none worth naming.
     case cudaDevAttrClockRate:
     case cudaDevAttrMemoryClockRate:
     case cudaDevAttrGlobalMemoryBusWidth:
-    case cudaDevAttrL2CacheSize: *value = 0; break;
-    default: *value = 0; return fail(cudaErrorInvalidValue);
+    case cudaDevAttrL2CacheSize:
+      *value = 0;
+      break;
+    default:
+      *value = 0;
+      return fail(cudaErrorInvalidValue);
   }
   return cudaSuccess;
 }
@@ -133,7 +181,9 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
   return cudaSuccess;
 }
 
-cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+  return cudaStreamCreateWithFlags(stream, 0);
+}
 
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned) {
   if (cudaError_t e = sync_point()) return fail(e);
@@ -147,9 +197,13 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
   return fail(sync_point());
 }
 
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return fail(sync_point()); }
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return fail(sync_point());
+}
 
-cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  return cudaEventCreateWithFlags(event, 0);
+}
 
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned) {
   if (cudaError_t e = sync_point()) return fail(e);

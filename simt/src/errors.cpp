@@ -30,7 +30,9 @@ void set_pending(cudaError_t e, const std::string& detail) {
   g_detail = detail;
 }
 
-void set_detail(const std::string& detail) { g_detail = detail; }
+void set_detail(const std::string& detail) {
+  g_detail = detail;
+}
 
 cudaError_t sync_point() {
   if (g_pending != cudaSuccess) {
@@ -41,13 +43,17 @@ cudaError_t sync_point() {
   return g_sticky;
 }
 
-cudaError_t sticky() { return g_sticky; }
+cudaError_t sticky() {
+  return g_sticky;
+}
 
 }  // namespace simt::detail
 
 namespace simt {
 
-const std::string& last_error_detail() { return detail::g_detail; }
+const std::string& last_error_detail() {
+  return detail::g_detail;
+}
 
 void reset_errors_for_tests() {
   detail::g_last = detail::g_pending = detail::g_sticky = cudaSuccess;
@@ -87,9 +93,13 @@ cudaError_t cudaGetLastError() {
   return e;
 }
 
-cudaError_t cudaPeekAtLastError() { return g_sticky != cudaSuccess ? g_sticky : g_last; }
+cudaError_t cudaPeekAtLastError() {
+  return g_sticky != cudaSuccess ? g_sticky : g_last;
+}
 
-cudaError_t cudaDeviceSynchronize() { return fail(sync_point()); }
+cudaError_t cudaDeviceSynchronize() {
+  return fail(sync_point());
+}
 
 cudaError_t cudaDeviceReset() {
   // CUDA cannot recover from a sticky error either: the process must exit.

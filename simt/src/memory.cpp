@@ -134,14 +134,17 @@ std::string describe_address(std::uintptr_t addr) {
     if (d < best_distance) best_distance = d, best = &a;
   }
   if (!best || best_distance > (std::uintptr_t{1} << 30)) {
-    std::snprintf(buf, sizeof buf, "address 0x%" PRIxPTR ", which is not in or near any cudaMalloc allocation%s",
-                  addr, addr < 65536 ? " (a null pointer, or an offset from one)" : "");
+    std::snprintf(buf, sizeof buf,
+                  "address 0x%" PRIxPTR ", which is not in or near any cudaMalloc allocation%s", addr,
+                  addr < 65536 ? " (a null pointer, or an offset from one)" : "");
   } else if (addr < best->base) {
-    std::snprintf(buf, sizeof buf, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes before the start of a %zu-byte allocation",
+    std::snprintf(buf, sizeof buf,
+                  "address 0x%" PRIxPTR ", %" PRIuPTR " bytes before the start of a %zu-byte allocation",
                   addr, best->base - addr, best->bytes);
   } else {
-    std::snprintf(buf, sizeof buf, "address 0x%" PRIxPTR ", %" PRIuPTR " bytes past the end of a %zu-byte allocation",
-                  addr, addr - (best->base + best->bytes), best->bytes);
+    std::snprintf(buf, sizeof buf,
+                  "address 0x%" PRIxPTR ", %" PRIuPTR " bytes past the end of a %zu-byte allocation", addr,
+                  addr - (best->base + best->bytes), best->bytes);
   }
   return buf;
 }
@@ -163,12 +166,24 @@ cudaError_t copy_checked(void* dst, const void* src, std::size_t bytes, cudaMemc
 
 using namespace simt::detail;
 
-cudaError_t cudaMalloc(void** ptr, size_t bytes) { return allocate(ptr, bytes, 0); }
-cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned) { return allocate(ptr, bytes, 1); }
-cudaError_t cudaMallocHost(void** ptr, size_t bytes) { return allocate(ptr, bytes, 2); }
-cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned) { return allocate(ptr, bytes, 2); }
-cudaError_t cudaFree(void* ptr) { return release(ptr, false); }
-cudaError_t cudaFreeHost(void* ptr) { return release(ptr, true); }
+cudaError_t cudaMalloc(void** ptr, size_t bytes) {
+  return allocate(ptr, bytes, 0);
+}
+cudaError_t cudaMallocManaged(void** ptr, size_t bytes, unsigned) {
+  return allocate(ptr, bytes, 1);
+}
+cudaError_t cudaMallocHost(void** ptr, size_t bytes) {
+  return allocate(ptr, bytes, 2);
+}
+cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned) {
+  return allocate(ptr, bytes, 2);
+}
+cudaError_t cudaFree(void* ptr) {
+  return release(ptr, false);
+}
+cudaError_t cudaFreeHost(void* ptr) {
+  return release(ptr, true);
+}
 
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind) {
   return copy_checked(dst, src, bytes, kind);

@@ -63,7 +63,9 @@ struct transfer_t {
 };
 extern "C" transfer_t simt_jump_fcontext(fcontext_t to, void* data);
 extern "C" void simt_fcontext_trampoline();
-inline transfer_t jump_fcontext(fcontext_t to, void* data) { return simt_jump_fcontext(to, data); }
+inline transfer_t jump_fcontext(fcontext_t to, void* data) {
+  return simt_jump_fcontext(to, data);
+}
 // A context that, when first jumped to, calls fn(transfer_t{from, data}).
 inline fcontext_t make_fcontext(void* top, std::size_t, void (*fn)(transfer_t)) {
   auto t = reinterpret_cast<std::uintptr_t>(top) & ~std::uintptr_t{15};
@@ -232,7 +234,9 @@ void init_stacks() {
 
 // Staggered by 64 bytes a thread: tops a page apart would all fall in the
 // same set of the L1 cache, and switching fibers would thrash it.
-void* stack_top(unsigned i) { return g_stacks + (i + 1) * (g_stack_bytes + g_page) - (i % 64) * 64; }
+void* stack_top(unsigned i) {
+  return g_stacks + (i + 1) * (g_stack_bytes + g_page) - (i % 64) * 64;
+}
 
 bool in_stack_guard(std::uintptr_t addr) {
   if (!g_stacks) return false;
@@ -284,7 +288,9 @@ struct Fault {
 Fault g_fault;
 sigjmp_buf g_abort;
 
-const char* kernel_name() { return g_launch.site && g_launch.site->kernel ? g_launch.site->kernel : "kernel"; }
+const char* kernel_name() {
+  return g_launch.site && g_launch.site->kernel ? g_launch.site->kernel : "kernel";
+}
 
 std::string where_launched() {
   char buf[512];
@@ -365,7 +371,7 @@ void install_handlers() {
   ss.ss_sp = g_altstack;
   ss.ss_size = sizeof g_altstack;
   sigaltstack(&ss, &g_old_altstack);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_sigaction = on_signal;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
@@ -392,8 +398,9 @@ std::string describe_signal_fault() {
     case SIGBUS:
       if (in_stack_guard(g_fault.addr)) {
         g_fault.error = cudaErrorHardwareStackError;
-        s = who + " overflowed its stack (deep recursion or a large local array; CPU mode gives each "
-                  "thread CUDALAB_SIMT_STACK_KB KiB, default 128)";
+        s = who +
+            " overflowed its stack (deep recursion or a large local array; CPU mode gives each "
+            "thread CUDALAB_SIMT_STACK_KB KiB, default 128)";
       } else if (g_fault.no_address) {
         g_fault.error = cudaErrorIllegalAddress;
         s = who + " accessed an address outside the address space, far from any cudaMalloc allocation";
@@ -456,7 +463,8 @@ void release_barrier(unsigned n) {
       std::string list;
       for (const auto& l : lines) list += (list.empty() ? "" : ", ") + (l.empty() ? std::string("?") : l);
       warn_once(std::string("divergent:") + kernel_name(),
-                "in " + where_launched() + ", the threads of a block wait at different __syncthreads() (" + list +
+                "in " + where_launched() + ", the threads of a block wait at different __syncthreads() (" +
+                    list +
                     "). On a GPU that is undefined behaviour: it may hang or give wrong results. CPU mode "
                     "lets them all pass.");
     }
@@ -495,9 +503,15 @@ bool run_block(uint3 bidx, long long linear) {
       simt_access_active = 0;
       f.ctx = t.fctx;
       switch (reinterpret_cast<std::intptr_t>(t.data)) {
-        case kBarrier: f.state = State::barrier; ++at_barrier; break;
-        case kDone: f.state = State::done; break;
-        default: return false;
+        case kBarrier:
+          f.state = State::barrier;
+          ++at_barrier;
+          break;
+        case kDone:
+          f.state = State::done;
+          break;
+        default:
+          return false;
       }
     }
     if (at_barrier == 0) break;
@@ -518,7 +532,8 @@ cudaError_t check_config(const Config& c, std::string& why) {
     return cudaErrorInvalidValue;  // CUDA 13: "invalid argument"
   }
   if (g.x > 2147483647u || g.y > 65535u || g.z > 65535u) {
-    std::snprintf(buf, sizeof buf, "the grid (%u, %u, %u) exceeds the limits (2^31-1, 65535, 65535)", g.x, g.y, g.z);
+    std::snprintf(buf, sizeof buf, "the grid (%u, %u, %u) exceeds the limits (2^31-1, 65535, 65535)", g.x,
+                  g.y, g.z);
     why = buf;
     return cudaErrorInvalidConfiguration;
   }
@@ -551,7 +566,8 @@ cudaError_t check_shared(const Launch& l, std::string& why) {
     why = buf;
     return cudaErrorInvalidValue;
   }
-  if (l.cfg.smem > static_cast<std::size_t>(limit) || stat + l.cfg.smem > static_cast<std::size_t>(kSharedOptin)) {
+  if (l.cfg.smem > static_cast<std::size_t>(limit) ||
+      stat + l.cfg.smem > static_cast<std::size_t>(kSharedOptin)) {
     std::snprintf(buf, sizeof buf,
                   "%s asks for %zu bytes of dynamic shared memory, more than its limit of %d bytes "
                   "(48 KiB less the static shared memory, unless cudaFuncSetAttribute("
@@ -578,7 +594,6 @@ void warn_host_pointers(const Site& site, const ArgInfo* pointers, int n) {
   }
 }
 
-
 enum GridStatus { kGridOk, kGridFault, kGridSignal, kGridShared };
 volatile int g_grid_status = kGridOk;
 std::string g_grid_why;
@@ -592,13 +607,16 @@ int run_grid() {
   // random: visit the blocks in the order a*i + c (mod blocks), a coprime to blocks.
   unsigned long long a = 1, c = 0;
   if (g_order_kind == Order::random && blocks > 1) {
-    do a = g_rng() % blocks; while (a == 0 || std::gcd(a, blocks) != 1);
+    do a = g_rng() % blocks;
+    while (a == 0 || std::gcd(a, blocks) != 1);
     c = g_rng() % blocks;
   }
   install_handlers();
   for (unsigned long long i = 0; i < blocks; ++i) {
     const unsigned long long b =
-        a == 1 && c == 0 ? i : static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * i + c) % blocks);
+        a == 1 && c == 0
+            ? i
+            : static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * i + c) % blocks);
     const uint3 bidx{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
                      static_cast<unsigned>(b / (gx * gy))};
     if (!run_block(bidx, static_cast<long long>(b))) return kGridFault;
@@ -687,7 +705,8 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
     const std::string what = g_grid_status == kGridSignal
                                  ? describe_signal_fault()
                                  : thread_block(g_fault.thread, g_fault.block) + " " + g_fault.what;
-    const std::string msg = std::string(cudaGetErrorName(g_fault.error)) + " in " + where_launched() + ": " + what;
+    const std::string msg =
+        std::string(cudaGetErrorName(g_fault.error)) + " in " + where_launched() + ": " + what;
     std::fprintf(stderr, "cudalab CPU mode: %s\n", msg.c_str());
     set_pending(g_fault.error, msg);
   }
@@ -703,9 +722,12 @@ void set_schedule(const std::string& spec) {
 std::string schedule() {
   detail::init_schedule_from_env();
   switch (detail::g_order_kind) {
-    case detail::Order::inorder: return "inorder";
-    case detail::Order::reverse: return "reverse";
-    case detail::Order::random: return "random:" + std::to_string(detail::g_seed);
+    case detail::Order::inorder:
+      return "inorder";
+    case detail::Order::reverse:
+      return "reverse";
+    case detail::Order::random:
+      return "random:" + std::to_string(detail::g_seed);
   }
   return "?";
 }
@@ -724,7 +746,8 @@ void* shared_storage(std::size_t bytes, std::size_t align) {
   if (align < 16) align = 16;
   std::size_t at = (g_arena_used + align - 1) / align * align;
   if (at + bytes > kArenaBytes) {
-    std::fprintf(stderr, "cudalab CPU mode: more than %zu MiB of static __shared__ variables\n", kArenaBytes >> 20);
+    std::fprintf(stderr, "cudalab CPU mode: more than %zu MiB of static __shared__ variables\n",
+                 kArenaBytes >> 20);
     std::abort();
   }
   g_arena_used = at + bytes;
@@ -763,12 +786,16 @@ int sync_with(int predicate, const void* site) {
 }
 }  // namespace
 
-int __syncthreads_count(int predicate) { return sync_with(predicate, __builtin_return_address(0)); }
+int __syncthreads_count(int predicate) {
+  return sync_with(predicate, __builtin_return_address(0));
+}
 int __syncthreads_and(int predicate) {
   const int n = sync_with(predicate, __builtin_return_address(0));
   return n == simt::detail::g_barrier_arrived;
 }
-int __syncthreads_or(int predicate) { return sync_with(predicate, __builtin_return_address(0)) > 0; }
+int __syncthreads_or(int predicate) {
+  return sync_with(predicate, __builtin_return_address(0)) > 0;
+}
 
 void __trap() {
   using namespace simt::detail;
@@ -783,14 +810,15 @@ extern "C" void __assert_fail(const char* assertion, const char* file, unsigned 
   using namespace simt::detail;
   if (g_in_fiber) {
     const uint3 t = g_fibers[g_current].tid, b = simt_rt_block_idx;
-    std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file, line,
-                 function, b.x, b.y, b.z, t.x, t.y, t.z, assertion);
+    std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
+                 line, function, b.x, b.y, b.z, t.x, t.y, t.z, assertion);
     char buf[1024];
     std::snprintf(buf, sizeof buf, "failed assert(%s) at %s:%u", assertion, file, line);
     fault_from_fiber(cudaErrorAssert, buf);
   }
   using Real = void (*)(const char*, const char*, unsigned int, const char*);
-  if (auto real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "__assert_fail"))) real(assertion, file, line, function);
+  if (auto real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "__assert_fail")))
+    real(assertion, file, line, function);
   std::fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, assertion);
   std::abort();
 }

@@ -21,7 +21,9 @@ std::vector<double> ramp(std::size_t n) {
   return v;
 }
 
-std::vector<float> as_float(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+std::vector<float> as_float(const std::vector<double>& v) {
+  return {v.begin(), v.end()};
+}
 
 }  // namespace
 

@@ -29,7 +29,8 @@ visibility = "after_due_date"
 requires = ["square"]
 min_ratio = 1.3
 credit = { zero_at = 1.0, full_at = 1.3 }
-)", "lab.toml", "03_tiling");
+)",
+                   "lab.toml", "03_tiling");
 }
 
 SubmissionGrade graded(const LabSpec& spec, bool square_passes, double ratio) {
@@ -120,16 +121,19 @@ TEST_CASE("The CSV row quotes awkward submission names and has a column per lab"
 
 TEST_CASE("The course file names its labs and weights, and rejects mistakes with file and line") {
   const std::vector<std::string> known = {"01_coalescing", "03_tiling"};
-  const auto c = parse_course("[course]\ntitle = \"t\"\nlabs = [\"03_tiling\"]\n[weights]\n03_tiling = 2\n[grading]\nseed = 7\n",
-                              "course.toml", known);
+  const auto c = parse_course(
+      "[course]\ntitle = \"t\"\nlabs = [\"03_tiling\"]\n[weights]\n03_tiling = 2\n[grading]\nseed = 7\n",
+      "course.toml", known);
   CHECK(c.labs == std::vector<std::string>{"03_tiling"});
   CHECK(c.weight("03_tiling") == 2);
   CHECK(c.weight("01_coalescing") == 1);
   CHECK(c.seed == "7");
   CHECK_THROWS_WITH(parse_course("[course]\nlabs = [\"05_nope\"]\n", "course.toml", known),
                     Catch::Contains("course.toml:2") && Catch::Contains("no lab '05_nope'"));
-  CHECK_THROWS_WITH(parse_course("[course]\nlabs = [\"03_tiling\"]\n[weights]\n01_coalescing = 1\n", "course.toml", known),
-                    Catch::Contains("not one of the course's labs"));
-  CHECK_THROWS_WITH(parse_course("[course]\nlabs = [\"03_tiling\"]\n[grading]\nseed = -1\n", "course.toml", known),
-                    Catch::Contains("seed must be"));
+  CHECK_THROWS_WITH(
+      parse_course("[course]\nlabs = [\"03_tiling\"]\n[weights]\n01_coalescing = 1\n", "course.toml", known),
+      Catch::Contains("not one of the course's labs"));
+  CHECK_THROWS_WITH(
+      parse_course("[course]\nlabs = [\"03_tiling\"]\n[grading]\nseed = -1\n", "course.toml", known),
+      Catch::Contains("seed must be"));
 }

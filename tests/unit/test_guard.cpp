@@ -13,7 +13,7 @@ TEST_CASE("Intact guard zones report nothing") {
 
 TEST_CASE("Writes past the end are counted in floats and located by index") {
   std::vector<std::uint8_t> before(64, kGuardByte), after(64, kGuardByte);
-  after[0] = 0;       // C[1000]
+  after[0] = 0;          // C[1000]
   after[4 * 3 + 2] = 0;  // C[1003]
   const auto m = describe_guard_damage("C", 4, 1000, before, after);
   REQUIRE(m.size() == 1);
@@ -26,7 +26,8 @@ TEST_CASE("Writes before the start are located with negative indices") {
   before[40] = 1;  // C[-6]
   const auto m = describe_guard_damage("C", 4, 10, before, after);
   REQUIRE(m.size() == 1);
-  CHECK_THAT(m[0], Catch::Contains("wrote 2 floats before the start of C (nearest at C[-1], farthest at C[-6])"));
+  CHECK_THAT(m[0],
+             Catch::Contains("wrote 2 floats before the start of C (nearest at C[-1], farthest at C[-6])"));
 }
 
 TEST_CASE("The poison pattern is recognised and ordinary NaNs are not poison") {

@@ -67,13 +67,14 @@ TEST_CASE("A well-formed manifest gives the lab's files, checks and thresholds")
 
 TEST_CASE("A missing threshold names the file and the check") {
   const LabSpec lab = parse_lab(kGood, "labs/x/lab.toml", "x");
-  CHECK_THROWS_WITH(lab.checks[0].number("min_ratio"),
-                    Catch::Contains("labs/x/lab.toml") && Catch::Contains("'square'") &&
-                        Catch::Contains("min_ratio"));
+  CHECK_THROWS_WITH(lab.checks[0].number("min_ratio"), Catch::Contains("labs/x/lab.toml") &&
+                                                           Catch::Contains("'square'") &&
+                                                           Catch::Contains("min_ratio"));
 }
 
 TEST_CASE("Malformed manifests give an error naming the file, the line and the field") {
-  CHECK_THAT(error_of("[lab\ntitle = 1"), Catch::Contains("labs/x/lab.toml:1") && Catch::Contains("not valid TOML"));
+  CHECK_THAT(error_of("[lab\ntitle = 1"),
+             Catch::Contains("labs/x/lab.toml:1") && Catch::Contains("not valid TOML"));
   CHECK_THAT(error_of(replace(kGood, "points = 20", "points = \"twenty\"")),
              Catch::Contains("lab.toml:12") && Catch::Contains("'points' must be a number"));
   CHECK_THAT(error_of(replace(kGood, "kind = \"correctness\"", "kind = \"correct\"")),
@@ -83,14 +84,17 @@ TEST_CASE("Malformed manifests give an error naming the file, the line and the f
   CHECK_THAT(error_of(replace(kGood, "requires = [\"square\"]\n", "")),
              Catch::Contains("a speed check must list the correctness checks it requires"));
   CHECK_THAT(error_of(replace(kGood, "title = \"Tiled matmul\"\n", "")), Catch::Contains("missing 'title'"));
-  CHECK_THAT(error_of(replace(kGood, "id = \"fast\"", "id = \"square\"")), Catch::Contains("a second check has this id"));
+  CHECK_THAT(error_of(replace(kGood, "id = \"fast\"", "id = \"square\"")),
+             Catch::Contains("a second check has this id"));
   CHECK_THAT(error_of(replace(kGood, "is fast", "is fast, really")), Catch::Contains("name may not contain"));
   CHECK_THAT(error_of(replace(kGood, "full_at = 1.3", "full_at = 0.9")), Catch::Contains("credit must be"));
-  CHECK_THAT(error_of(replace(kGood, "student_files = [\"matmul_tiled.cu\"]", "student_files = [\"../x.cu\"]")),
-             Catch::Contains("plain file"));
+  CHECK_THAT(
+      error_of(replace(kGood, "student_files = [\"matmul_tiled.cu\"]", "student_files = [\"../x.cu\"]")),
+      Catch::Contains("plain file"));
   CHECK_THAT(error_of(replace(kGood, "min_ratio = 1.3", "min_ratio = \"1.3\"")),
              Catch::Contains("unknown field 'min_ratio'"));
-  CHECK_THAT(error_of(replace(kGood, "[lab]", "[lab]\ntimeout = 3")), Catch::Contains("unknown field 'timeout'"));
+  CHECK_THAT(error_of(replace(kGood, "[lab]", "[lab]\ntimeout = 3")),
+             Catch::Contains("unknown field 'timeout'"));
   CHECK_THAT(error_of("[lab]\ntitle = \"t\"\nstudent_files = [\"a.cu\"]\ntests = [\"t.cpp\"]\n"),
              Catch::Contains("no checks"));
 }

@@ -45,7 +45,8 @@ TEST_CASE("A printf flood is capped, keeping its beginning and its end") {
   CHECK(r.exit_code == 0);
   CHECK(r.output.size() < 5000);
   CHECK(r.output_bytes > 5000000);
-  CHECK_THAT(r.output, Catch::StartsWith("FIRST") && Catch::Contains("LAST") && Catch::Contains("bytes of output cut"));
+  CHECK_THAT(r.output,
+             Catch::StartsWith("FIRST") && Catch::Contains("LAST") && Catch::Contains("bytes of output cut"));
 }
 
 TEST_CASE("A command that does not exist is reported, not thrown") {

@@ -46,8 +46,10 @@ TEST_CASE("A racecheck report quotes the first race") {
 }
 
 TEST_CASE("A clean sanitizer run reports nothing") {
-  CHECK(summarize_sanitizer("memcheck", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n").empty());
+  CHECK(summarize_sanitizer("memcheck", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")
+            .empty());
   CHECK(summarize_sanitizer("racecheck",
-                            "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n")
+                            "========= COMPUTE-SANITIZER\n========= RACECHECK SUMMARY: 0 hazards displayed "
+                            "(0 errors, 0 warnings)\n")
             .empty());
 }

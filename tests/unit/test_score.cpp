@@ -68,7 +68,8 @@ base = "solutions"
 [expect]
 square = "pass"
 ragged = { verdict = "fail", says = "boundary" }
-)", "expect.toml");
+)",
+                              "expect.toml");
   CHECK(f.description == "no boundary checks");
   REQUIRE(f.expectations.size() == 2);
   const Expectation* ragged = f.find("ragged");

@@ -1,7 +1,8 @@
 // Which files of a submission are graded, and which are ignored.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "cudalab/catch.h"
 #include "submission.h"
@@ -14,7 +15,8 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("cudalab-sub-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    path = fs::temp_directory_path() /
+           ("cudalab-sub-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
     fs::remove_all(path);
     fs::create_directories(path);
   }

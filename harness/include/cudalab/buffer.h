@@ -31,8 +31,7 @@ bool is_poison(float value);
 // `elem_size` bytes; empty if both zones are intact. Host-only, unit-tested.
 // Elements of 4 bytes are called floats: "wrote 3 floats past the end of C".
 std::vector<std::string> describe_guard_damage(const std::string& name, std::size_t elem_size,
-                                               std::size_t count,
-                                               const std::vector<std::uint8_t>& before,
+                                               std::size_t count, const std::vector<std::uint8_t>& before,
                                                const std::vector<std::uint8_t>& after);
 
 // One guarded device allocation of raw bytes.

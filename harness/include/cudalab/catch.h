@@ -8,7 +8,9 @@
 #define CUDALAB_CATCH_V3 1
 // The v2 names our tests use, on v3.
 namespace Catch {
-inline Matchers::StringContainsMatcher Contains(const std::string& s) { return Matchers::ContainsSubstring(s); }
+inline Matchers::StringContainsMatcher Contains(const std::string& s) {
+  return Matchers::ContainsSubstring(s);
+}
 using Matchers::StartsWith;
 }  // namespace Catch
 using Catch::Approx;

@@ -26,9 +26,9 @@ class CudaError : public std::runtime_error {
 
 }  // namespace cudalab
 
-#define CUDA_CHECK(call)                                                          \
-  do {                                                                            \
-    const cudaError_t cudalab_status_ = (call);                                   \
-    if (cudalab_status_ != cudaSuccess)                                           \
-      ::cudalab::throw_cuda_error(cudalab_status_, #call, __FILE__, __LINE__);    \
+#define CUDA_CHECK(call)                                                       \
+  do {                                                                         \
+    const cudaError_t cudalab_status_ = (call);                                \
+    if (cudalab_status_ != cudaSuccess)                                        \
+      ::cudalab::throw_cuda_error(cudalab_status_, #call, __FILE__, __LINE__); \
   } while (false)

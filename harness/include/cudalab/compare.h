@@ -24,13 +24,13 @@ struct Tolerance {
 };
 
 enum class ErrorPattern {
-  none,             // all correct
-  never_written,    // every element still holds the poison
-  partly_unwritten, // some elements still hold the poison
-  boundary,         // only the last partial tile rows/columns are wrong
-  transposed,       // the output equals the transpose of the expected one
-  scattered,        // a few elements here and there
-  everywhere,       // (nearly) every element is wrong
+  none,              // all correct
+  never_written,     // every element still holds the poison
+  partly_unwritten,  // some elements still hold the poison
+  boundary,          // only the last partial tile rows/columns are wrong
+  transposed,        // the output equals the transpose of the expected one
+  scattered,         // a few elements here and there
+  everywhere,        // (nearly) every element is wrong
 };
 
 const char* to_string(ErrorPattern pattern);
@@ -43,9 +43,9 @@ struct Mismatch {
 struct Comparison {
   std::string name;  // e.g. "C"
   std::size_t rows = 0, cols = 0;
-  std::size_t wrong = 0;      // elements outside the tolerance (incl. the next two)
-  std::size_t unwritten = 0;  // still the poison pattern
-  std::size_t non_finite = 0; // NaN or Inf that is not the poison
+  std::size_t wrong = 0;        // elements outside the tolerance (incl. the next two)
+  std::size_t unwritten = 0;    // still the poison pattern
+  std::size_t non_finite = 0;   // NaN or Inf that is not the poison
   std::vector<Mismatch> first;  // the first few, in row-major order
   ErrorPattern pattern = ErrorPattern::none;
   double max_abs_error = 0;

@@ -21,8 +21,8 @@ struct GpuInfo {
   double sm_clock_khz = 0;
   double mem_clock_khz = 0;
   int bus_width_bits = 0;
-  double peak_dram_gbs = 0;     // 2 x memory clock x bus width / 8
-  double peak_fp32_gflops = 0;  // FP32 lanes x SMs x 2 (FMA) x SM clock; 0 if unknown
+  double peak_dram_gbs = 0;                     // 2 x memory clock x bus width / 8
+  double peak_fp32_gflops = 0;                  // FP32 lanes x SMs x 2 (FMA) x SM clock; 0 if unknown
   int driver_version = 0, runtime_version = 0;  // e.g. 13000
 
   std::string compute_capability() const;  // "9.0"

@@ -22,7 +22,9 @@ class NotImplemented : public std::logic_error {
 [[noreturn]] void not_implemented(const char* what, const char* file, int line);
 
 // Smallest number of blocks of size b that covers a elements (a >= 0, b > 0).
-__host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+__host__ __device__ constexpr int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
 
 }  // namespace cudalab
 

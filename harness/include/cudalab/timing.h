@@ -22,7 +22,7 @@ struct SideBySide {
   bool converged = false;
 };
 
-SideBySide time_side_by_side(const std::function<void()>& student,
-                             const std::function<void()>& reference, const StopRule& rule = {});
+SideBySide time_side_by_side(const std::function<void()>& student, const std::function<void()>& reference,
+                             const StopRule& rule = {});
 
 }  // namespace cudalab

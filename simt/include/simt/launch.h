@@ -59,8 +59,8 @@ struct ArgInfo {
 using ThreadBody = void (*)(void* closure);
 
 // Runs the grid; returns nothing, like a launch (errors: cudaGetLastError).
-void launch_erased(const Site& site, const Config& cfg, const void* kernel, ThreadBody body,
-                   void* closure, const ArgInfo* pointers, int n_pointers);
+void launch_erased(const Site& site, const Config& cfg, const void* kernel, ThreadBody body, void* closure,
+                   const ArgInfo* pointers, int n_pointers);
 
 namespace detail {
 template <class T>
@@ -86,8 +86,9 @@ inline void launch(const Site& site, const Config& cfg, const void* kernel, F&& 
         (detail::collect_pointer(p, index++, pointers, n), ...);
       },
       params);
-  launch_erased(site, cfg, kernel,
-                [](void* closure) { (*static_cast<decltype(body)*>(closure))(); }, &body, pointers, n);
+  launch_erased(
+      site, cfg, kernel, [](void* closure) { (*static_cast<decltype(body)*>(closure))(); }, &body, pointers,
+      n);
 }
 
 }  // namespace simt

@@ -43,7 +43,7 @@ std::string describe_code_address(const void* pc);
 namespace simt::access {
 
 struct LineStats {
-  std::string file;      // as the debug information names it
+  std::string file;  // as the debug information names it
   int line = 0;
   std::string function;  // the kernel launched, as the launch wrote it (e.g. "transpose<32>")
   std::string space;     // "global" or "shared"
