@@ -164,6 +164,23 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"')
+      cells.back() += '"', ++i;
+    else if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      cells.emplace_back();
+    else
+      cells.back() += c;
+  }
+  return cells;
+}
+
 std::string csv_header(const std::vector<LabSpec>& labs) {
   std::string h = "submission,score,max_score";
   for (const auto& l : labs) h += "," + csv_field(l.id);

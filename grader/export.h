@@ -21,6 +21,8 @@ std::string junit_xml(const SubmissionGrade& g);
 std::string csv_header(const std::vector<LabSpec>& labs);
 std::string csv_row(const SubmissionGrade& g);
 std::string csv_field(const std::string& s);
+// The cells of one CSV line (quoted cells may hold commas; "" is a quote).
+std::vector<std::string> split_csv_line(const std::string& line);
 
 // The text a student reads for one check: verdict, measurements, failures, notes.
 std::string check_output(const CheckSpec& spec, const CheckResult& r, const CheckScore& s);

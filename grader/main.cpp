@@ -175,19 +175,7 @@ std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
   std::vector<std::vector<std::string>> rows;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] != '"') continue;
-    std::vector<std::string> cells;
-    std::string cell;
-    bool q = false;
-    for (char c : line) {
-      if (c == '"')
-        q = !q;
-      else if (c == ',' && !q)
-        cells.push_back(cell), cell.clear();
-      else
-        cell += c;
-    }
-    cells.push_back(cell);
-    rows.push_back(cells);
+    rows.push_back(split_csv_line(line));
   }
   if (rows.size() < 3) return "access report: ncu measured no kernel (" + p.describe() + ")\n";
   const auto& head = rows[0];
@@ -550,18 +538,7 @@ int cmd_grade(const GradeArgs& a) {
   for (const auto& row : rows) {
     csv += row + "\n";
     // Aggregate from the CSV rows, so that resumed submissions count too.
-    std::vector<std::string> cells;
-    std::string cell;
-    bool quoted = false;
-    for (char c : row) {
-      if (c == '"')
-        quoted = !quoted;
-      else if (c == ',' && !quoted)
-        cells.push_back(cell), cell.clear();
-      else
-        cell += c;
-    }
-    cells.push_back(cell);
+    const std::vector<std::string> cells = split_csv_line(row);
     if (cells.size() >= 3 + labs.size()) {
       total.values.push_back(std::atof(cells[1].c_str()));
       total.max = std::atof(cells[2].c_str());

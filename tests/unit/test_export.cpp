@@ -137,3 +137,9 @@ TEST_CASE("The course file names its labs and weights, and rejects mistakes with
       parse_course("[course]\nlabs = [\"03_tiling\"]\n[grading]\nseed = -1\n", "course.toml", known),
       Catch::Contains("seed must be"));
 }
+
+TEST_CASE("A CSV line splits back into the cells csv_field wrote") {
+  const std::string row = csv_field("alice, \"the\" student") + ",60.00," + csv_field("a,b") + ",x";
+  CHECK(split_csv_line(row) == std::vector<std::string>{"alice, \"the\" student", "60.00", "a,b", "x"});
+  CHECK(split_csv_line("") == std::vector<std::string>{""});
+}
