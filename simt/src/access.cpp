@@ -75,7 +75,15 @@ struct PcStats {
 bool g_enabled = false;
 const char* g_kernel = "";
 long long g_blocks_per_launch = 64;
-long long g_recorded_this_launch = 0;
+// This launch's sample: blocks fall into strata of g_stratum consecutive
+// blocks, one block of each stratum is recorded (chosen by a hash, so an
+// edge block has its fair chance), and it counts for its whole stratum. So a
+// launch weighs by its size, as in Nsight Compute's whole-launch counts, and
+// a small ragged launch does not pull a large one's figures.
+long long g_blocks_this_launch = 0;
+long long g_stratum = 1;
+long long g_weight = 1;  // the recorded block's stratum size
+unsigned long long g_launch_number = 0;
 unsigned g_tid = 0;
 std::vector<std::unordered_map<std::uintptr_t, std::uint32_t>> g_counts;  // per thread: pc -> executions
 std::vector<std::uint8_t> g_warp_lanes;
@@ -87,8 +95,8 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
   if (!s.kernel) s.kernel = g_kernel;
   s.space = b.space;
   s.store = b.store;
-  s.requests += 1;
-  s.threads += b.n;
+  s.requests += g_weight;
+  s.threads += g_weight * b.n;
   if (b.space == Space::global) {
     std::uintptr_t sec[64];
     int ns = 0;
@@ -100,7 +108,7 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
       iv[i] = {e.addr, e.addr + e.size};
     }
     std::sort(sec, sec + ns);
-    s.sectors += std::unique(sec, sec + ns) - sec;
+    s.sectors += g_weight * (std::unique(sec, sec + ns) - sec);
     std::sort(iv, iv + b.n);
     std::uintptr_t bytes = 0, lo = iv[0].first, hi = iv[0].second;
     for (int i = 1; i < b.n; ++i) {
@@ -113,7 +121,7 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
       }
     }
     bytes += hi - lo;
-    s.ideal_sectors += static_cast<long long>((bytes + 31) / 32);
+    s.ideal_sectors += g_weight * static_cast<long long>((bytes + 31) / 32);
   } else {
     int widest = 1;
     for (int i = 0; i < b.n; ++i) widest = std::max<int>(widest, b.e[i].size);
@@ -136,8 +144,8 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
         }
       }
       if (!any) continue;
-      s.wavefronts += *std::max_element(nwords, nwords + 32);
-      s.ideal_wavefronts += 1;
+      s.wavefronts += g_weight * *std::max_element(nwords, nwords + 32);
+      s.ideal_wavefronts += g_weight;
     }
   }
 }
@@ -364,15 +372,28 @@ CodeLocation locate_code(std::uintptr_t pc) {
   return q.second;
 }
 
-void access_begin_launch(const Site& site, const Config&) {
-  g_recorded_this_launch = 0;
+void access_begin_launch(const Site& site, const Config& cfg) {
   g_kernel = site.kernel;
+  g_blocks_this_launch = static_cast<long long>(cfg.grid.x) * cfg.grid.y * cfg.grid.z;
+  g_stratum = g_blocks_per_launch > 0 ? (g_blocks_this_launch + g_blocks_per_launch - 1) / g_blocks_per_launch : 1;
+  if (g_stratum < 1) g_stratum = 1;
+  ++g_launch_number;
 }
 
-bool access_record_block(long long) {
+bool access_record_block(long long block_linear) {
   if (!g_enabled) return false;
-  if (g_blocks_per_launch > 0 && g_recorded_this_launch >= g_blocks_per_launch) return false;
-  ++g_recorded_this_launch;
+  const long long stratum = block_linear / g_stratum;
+  const long long first = stratum * g_stratum;
+  const long long size = std::min(g_stratum, g_blocks_this_launch - first);
+  if (size > 1) {
+    // splitmix64 of (launch, stratum): deterministic, and spread over the stratum.
+    std::uint64_t z = g_launch_number * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(stratum) + 1;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    if (block_linear - first != static_cast<long long>(z % static_cast<std::uint64_t>(size))) return false;
+  }
+  g_weight = size;
   return true;
 }
 
@@ -461,7 +482,8 @@ std::string format_text(const std::vector<LineStats>& lines) {
       "A request is one instruction executed by one warp (32 consecutive threads of a block).\n"
       "global: 32-byte sectors per request, and the ideal (the bytes asked for, packed).\n"
       "shared: bank conflicts per request (32 banks of 4 bytes; a 32-way conflict counts 31).\n"
-      "Counted on the first blocks of each launch (CUDALAB_SIMT_ACCESS_BLOCKS); no timing.\n";
+      "Counted on a sample of each launch's blocks (CUDALAB_SIMT_ACCESS_BLOCKS, default 64, spread over\n"
+      "the launch, each standing for its share of it, so counts are estimates of whole launches); no timing.\n";
   if (lines.empty()) {
     s += "No accesses were recorded: was the kernel's file compiled with simt's access flags?\n";
     return s;

@@ -38,6 +38,15 @@ struct Allocation {
 const Allocation* find_allocation(std::uintptr_t addr);
 // Text for a fault message: where addr lies relative to the nearest allocation.
 std::string describe_address(std::uintptr_t addr);
+// cudaMalloc'd memory is inaccessible to host code, as on a GPU: it opens
+// only while a kernel runs or the runtime copies. Nestable; opens every
+// device allocation on the way in and closes them on the way out.
+struct DeviceAccess {
+  DeviceAccess();
+  ~DeviceAccess();
+  DeviceAccess(const DeviceAccess&) = delete;
+  DeviceAccess& operator=(const DeviceAccess&) = delete;
+};
 
 // --- shared memory (scheduler.cpp)
 struct SharedRange {

@@ -10,6 +10,13 @@
 // scheduler turns the fault into cudaErrorIllegalAddress. (A GPU maps memory
 // in 2 MiB pages, so small overruns do not fault there either.) Copies check
 // that the device side lies inside one allocation (cudaErrorInvalidValue).
+//
+// cudaMalloc'd memory (data and slack) is mapped PROT_NONE while host code
+// runs, and opens only during a launch or a runtime copy (DeviceAccess): host
+// code that dereferences a device pointer gets SIGSEGV, as it does with a
+// GPU, and a one-line note saying which allocation it touched. Managed and
+// pinned host memory stay open.
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -32,6 +39,8 @@ struct Mapping {
   Allocation alloc;
   void* map_base = nullptr;
   std::size_t map_bytes = 0;
+  unsigned char* open_base = nullptr;  // slack + data + slack: what DeviceAccess opens
+  std::size_t open_bytes = 0;
 };
 
 std::map<std::uintptr_t, Mapping>& allocations() {
@@ -41,6 +50,50 @@ std::map<std::uintptr_t, Mapping>& allocations() {
 
 const Allocation* g_cache = nullptr;
 std::size_t g_in_use = 0;
+int g_access_depth = 0;  // DeviceAccess nesting: > 0 while device memory is open
+
+void protect(const Mapping& m, bool open) {
+  if (m.alloc.kind != 0) return;
+  mprotect(m.open_base, m.open_bytes, open ? PROT_READ | PROT_WRITE : PROT_NONE);
+}
+
+// A fault outside a kernel on closed device memory: say so, then let the
+// previous handler (Catch2's, or the default) take the repeated fault.
+struct sigaction g_prev_segv;
+
+void on_host_fault(int sig, siginfo_t* info, void* uctx) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  for (const auto& [base, m] : allocations()) {
+    const auto lo = reinterpret_cast<std::uintptr_t>(m.open_base);
+    if (m.alloc.kind != 0 || addr < lo || addr >= lo + m.open_bytes) continue;
+    char buf[320];
+    const int n = std::snprintf(
+        buf, sizeof buf,
+        "cudalab CPU mode: host code touched device memory at 0x%" PRIxPTR
+        " (in or beside a %zu-byte cudaMalloc allocation): the host cannot dereference a device pointer, "
+        "on a GPU either; copy the data with cudaMemcpy\n",
+        addr, m.alloc.bytes);
+    if (n > 0) (void)!write(2, buf, static_cast<std::size_t>(n) < sizeof buf ? n : sizeof buf - 1);
+    break;
+  }
+  sigaction(sig, &g_prev_segv, nullptr);
+  (void)uctx;  // returning repeats the fault under the previous handler
+}
+
+// Put the note in front of whatever handles SIGSEGV now. Called whenever
+// device memory closes, because a test framework may swap its handlers in
+// and out around each test.
+void ensure_host_fault_note() {
+  struct sigaction now {};
+  if (sigaction(SIGSEGV, nullptr, &now) != 0) return;
+  if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_host_fault) return;
+  struct sigaction sa {};
+  sa.sa_sigaction = on_host_fault;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  g_prev_segv = now;
+  sigaction(SIGSEGV, &sa, nullptr);
+}
 
 std::size_t page_size() {
   static const std::size_t p = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -82,6 +135,10 @@ cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
   m.alloc = Allocation{reinterpret_cast<std::uintptr_t>(user), bytes, kind};
   m.map_base = base;
   m.map_bytes = total;
+  m.open_base = first;
+  m.open_bytes = open;
+  if (g_access_depth == 0) protect(m, false);
+  if (kind == 0 && g_access_depth == 0) ensure_host_fault_note();
   allocations()[m.alloc.base] = m;
   g_cache = nullptr;
   g_in_use += bytes;
@@ -110,6 +167,18 @@ bool device_range(const void* p, std::size_t bytes) {
 }
 
 }  // namespace
+
+DeviceAccess::DeviceAccess() {
+  if (g_access_depth++ == 0)
+    for (const auto& [base, m] : allocations()) protect(m, true);
+}
+
+DeviceAccess::~DeviceAccess() {
+  if (--g_access_depth == 0) {
+    for (const auto& [base, m] : allocations()) protect(m, false);
+    ensure_host_fault_note();
+  }
+}
 
 const Allocation* find_allocation(std::uintptr_t addr) {
   if (g_cache && addr - g_cache->base < g_cache->bytes) return g_cache;
@@ -158,6 +227,7 @@ cudaError_t copy_checked(void* dst, const void* src, std::size_t bytes, cudaMemc
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return fail(cudaErrorInvalidMemcpyDirection);
   if ((dst_dev && !device_range(dst, bytes)) || (src_dev && !device_range(src, bytes)))
     return fail(cudaErrorInvalidValue);
+  DeviceAccess open;
   std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
@@ -208,6 +278,7 @@ cudaError_t cudaMemset(void* ptr, int value, size_t bytes) {
   if (cudaError_t e = sync_point()) return fail(e);
   if (bytes == 0) return cudaSuccess;
   if (!device_range(ptr, bytes)) return fail(cudaErrorInvalidValue);
+  DeviceAccess open;
   std::memset(ptr, value, bytes);
   return cudaSuccess;
 }
@@ -231,6 +302,7 @@ cudaError_t copy_symbol(void* symbol, size_t symbol_bytes, void* dst, const void
   if (cudaError_t e = sync_point()) return fail(e);
   if (offset > symbol_bytes || count > symbol_bytes - offset) return fail(cudaErrorInvalidValue);
   char* s = static_cast<char*>(symbol) + offset;
+  DeviceAccess open;  // the other side may be device memory (cudaMemcpyDeviceToDevice)
   if (to_symbol)
     std::memmove(s, src, count);
   else

@@ -686,6 +686,7 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
   g_fault = Fault{};
   access_begin_launch(site, cfg);
 
+  DeviceAccess open;  // the kernel's threads may touch device memory; host code may not
   g_running = true;
   if (sigsetjmp(g_abort, 1) == 0) {
     g_grid_status = run_grid();

@@ -46,7 +46,8 @@ TEST_CASE("coalesced float loads take 4 sectors per request") {
     run_copy_coalesced(in.get(), out.get(), 1 << 16);
   });
   const LineStats& load = find(lines, "copy_coalesced", "global", false);
-  CHECK(load.requests == 64 * 256 / 32);  // 64 blocks recorded, 8 warps each
+  // 256 blocks of 8 warps: 64 recorded, each standing for 4.
+  CHECK(load.requests == 256 * 256 / 32);
   CHECK(load.sectors_per_request() == 4.0);
   CHECK(load.ideal_sectors_per_request() == 4.0);
   CHECK(load.bytes == 4);
@@ -54,6 +55,23 @@ TEST_CASE("coalesced float loads take 4 sectors per request") {
   CHECK(load.line == 12);
   const LineStats& store = find(lines, "copy_coalesced", "global", true);
   CHECK(store.sectors_per_request() == 4.0);
+}
+
+TEST_CASE("each launch weighs by its size: a small ragged launch does not pull a large one's figures") {
+  const auto lines = record([] {
+    DeviceBuffer<float> in(1 << 20), out(1 << 20);
+    run_copy_coalesced(in.get(), out.get(), 1 << 20);  // 4096 blocks, aligned: 4 sectors per request
+    for (int i = 0; i < 200; ++i)                       // 200 one-block launches, a lone thread each
+      run_copy_coalesced(in.get() + 7, out.get() + 7, 1);
+  });
+  const LineStats& load = find(lines, "copy_coalesced", "global", false);
+  // The big launch's 4096 blocks of 8 warps (estimated from 64 blocks), and
+  // one single-thread request of one sector per small launch.
+  CHECK(load.requests == 4096 * 8 + 200);
+  // (4096 * 8 * 4 + 200) / (4096 * 8 + 200): 3.98. Counting 64 blocks of
+  // each launch alike would give (64 * 8 * 4 + 200) / (64 * 8 + 200) = 3.16.
+  CHECK(load.sectors_per_request() > 3.97);
+  CHECK(load.sectors_per_request() < 4.0);
 }
 
 TEST_CASE("swapped rows and columns take 32 sectors per request") {

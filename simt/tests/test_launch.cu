@@ -1,6 +1,10 @@
 // simt's launch errors and execution errors: CUDA's codes and strings.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cassert>
 #include <string>
 
@@ -128,7 +132,7 @@ TEST_CASE("an access far outside any allocation is an illegal address, reported 
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("thread (0,0,0) of block (0,0,0) wrote to address"));
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("in wild_write (launched at"));
-  CHECK_THAT(simt::last_error_detail(), Catch::Contains("test_launch.cu:29"));
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("test_launch.cu:33"));
   // Sticky: everything fails from now on, as after a lost CUDA context.
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   void* p = nullptr;
@@ -200,6 +204,35 @@ TEST_CASE("copies check the device side lies in one allocation") {
   CHECK(cudaFree(h.data()) == cudaErrorInvalidValue);
   CHECK(cudaGetLastError() == cudaErrorInvalidValue);
   CHECK(cudaGetLastError() == cudaSuccess);
+}
+
+TEST_CASE("host code that dereferences a device pointer gets SIGSEGV, as with a GPU, and a note") {
+  clear();
+  DeviceBuffer<float> d(16);
+  d.fill(3);
+  int err[2];
+  REQUIRE(pipe(err) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    dup2(err[1], 2);
+    signal(SIGSEGV, SIG_DFL);  // not Catch2's handler: this child only dies
+    d.fill(4);                 // device memory opens for the copy and closes again
+    const float v = *static_cast<const volatile float*>(d.get());
+    _exit(v == 4.0f ? 0 : 1);  // reached only if the read did not fault
+  }
+  close(err[1]);
+  std::string text;
+  char buf[512];
+  for (ssize_t n; (n = read(err[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  close(err[0]);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  CHECK(WIFSIGNALED(status));
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV));
+  CHECK_THAT(text, Catch::Contains("host code touched device memory") && Catch::Contains("64-byte cudaMalloc"));
+  // In this process the buffer still works through the runtime and in kernels.
+  CHECK(d.download() == std::vector<float>(16, 3.0f));
 }
 
 TEST_CASE("the device looks like a compute capability 9.0 GPU") {
