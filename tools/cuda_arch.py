@@ -5,6 +5,9 @@
 the default list below. sm_75 is the oldest that nvcc 13 accepts; sm_90 is the
 H100 the course calibrates on. The newest architecture also gets PTX, so newer
 GPUs can JIT the kernels.
+
+"--visible" prints the visible GPUs' architectures instead (nothing without a
+GPU), for the build to know whether this machine has one.
 """
 import subprocess
 import sys
@@ -24,6 +27,9 @@ def visible_gpus():
 
 def main():
     value = sys.argv[1] if len(sys.argv) > 1 else "auto"
+    if value == "--visible":
+        print(" ".join(visible_gpus()))
+        return
     if value == "native":
         print("-arch=native")
         return

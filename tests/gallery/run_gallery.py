@@ -2,7 +2,7 @@
 """The rogues' gallery: bad submissions graded through `cudalab grade --batch`,
 each against its expected verdict.
 
-  run_gallery.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR [--host-only | --require-gpu] [--only TEXT]... [--keep]
+  run_gallery.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR [--host-only | --require-gpu | --cpu] [--only TEXT]... [--keep]
 
 Every folder tests/gallery/NN_name/ with an entry.toml is one submission for
 one lab (README.md in this folder describes entry.toml). Each submission also
@@ -19,6 +19,14 @@ with --host-only they are not submitted at all. Exit code 0 when every row
 that ran matched, 1 otherwise; with --require-gpu, 77 (Meson's "skipped")
 when there is no GPU and nothing else failed. The last line is
 `gallery: N passed, M failed, K skipped`.
+
+With --cpu, the course sets `cpu_mode = true` and the runner hides the GPU
+(CUDA_VISIBLE_DEVICES=""), so every entry's checks run in CPU mode, on a
+machine with a GPU too: each entry is held against [expect] overlaid with its
+[expect_cpu]; an expected speed check must come out "not_run" with every
+correctness check of its lab passing; the known-good lab must pass every
+correctness check. The table ends with the entries whose CPU-mode
+expectation differs from the GPU's, and why.
 """
 import argparse
 import csv
@@ -33,9 +41,10 @@ import tomllib
 import zipfile
 
 STATUSES = {"graded", "missing", "build_failed", "rejected", "not_run"}
-VERDICTS = {"pass", "fail", "timeout", "crash"}
-ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "expect"}
+VERDICTS = {"pass", "fail", "timeout", "crash", "not_run"}
+ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "expect", "expect_cpu"}
 EXPECT_KEYS = {"status", "check", "verdict", "says"}
+EXPECT_CPU_KEYS = EXPECT_KEYS | {"why"}
 CREATE_KEYS = {"path", "from", "text", "size", "symlink", "pad_to"}
 SEED = 424242
 CHECK_TIMEOUT_S = 20
@@ -54,7 +63,8 @@ def load_labs(src):
             with open(toml, "rb") as f:
                 data = tomllib.load(f)
             labs[name] = {"student_files": data["lab"]["student_files"],
-                          "checks": {c["id"]: c["name"] for c in data.get("check", [])}}
+                          "checks": {c["id"]: c["name"] for c in data.get("check", [])},
+                          "kinds": {c["id"]: c.get("kind", "correctness") for c in data.get("check", [])}}
     return labs
 
 
@@ -78,14 +88,26 @@ def load_entry(folder, labs):
     unknown = set(x) - EXPECT_KEYS
     if unknown:
         raise EntryError(f"{name}/entry.toml: unknown keys in [expect]: {sorted(unknown)}")
-    status = x.get("status")
-    x["status"] = [status] if isinstance(status, str) else status
-    if not x["status"] or any(s not in STATUSES for s in x["status"]):
-        raise EntryError(f"{name}/entry.toml: [expect] status must be one of (or a list of) {sorted(STATUSES)}")
-    if "check" in x and x["check"] not in labs[e["lab"]]["checks"]:
-        raise EntryError(f"{name}/entry.toml: {e['lab']} has no check '{x['check']}'")
-    if "verdict" in x and ("check" not in x or x["verdict"] not in VERDICTS):
-        raise EntryError(f"{name}/entry.toml: verdict needs a check and is one of {sorted(VERDICTS)}")
+    xc = e.get("expect_cpu", {})
+    unknown = set(xc) - EXPECT_CPU_KEYS
+    if unknown:
+        raise EntryError(f"{name}/entry.toml: unknown keys in [expect_cpu]: {sorted(unknown)}")
+    if xc and "why" not in xc:
+        raise EntryError(f"{name}/entry.toml: [expect_cpu] needs a 'why': how CPU mode differs from a GPU here")
+    for table, t in (("expect", x), ("expect_cpu", xc)):
+        if "status" in t:
+            status = t["status"]
+            t["status"] = [status] if isinstance(status, str) else status
+            if not t["status"] or any(s not in STATUSES for s in t["status"]):
+                raise EntryError(f"{name}/entry.toml: [{table}] status must be one of (or a list of) "
+                                 f"{sorted(STATUSES)}")
+        if "check" in t and t["check"] not in labs[e["lab"]]["checks"]:
+            raise EntryError(f"{name}/entry.toml: {e['lab']} has no check '{t['check']}'")
+    if "status" not in x:
+        raise EntryError(f"{name}/entry.toml: [expect] needs a status")
+    for table, t in (("expect", x), ("expect_cpu", {**x, **xc})):
+        if "verdict" in t and ("check" not in t or t["verdict"] not in VERDICTS):
+            raise EntryError(f"{name}/entry.toml: [{table}] verdict needs a check and is one of {sorted(VERDICTS)}")
     for c in e.get("create", []):
         if set(c) - CREATE_KEYS or "path" not in c:
             raise EntryError(f"{name}/entry.toml: [[create]] takes path and {sorted(CREATE_KEYS - {'path'})}")
@@ -217,17 +239,49 @@ class Row:
         self.problems.append(why)
 
 
-def expected_text(entry):
-    x = entry["expect"]
+def expectation(entry, labs, mode):
+    """The entry's expectation in this mode: [expect], and in CPU mode
+    [expect_cpu] over it; an expected speed check is "not_run" in CPU mode."""
+    x = dict(entry["expect"])
+    if mode != "cpu":
+        return x
+    xc = entry.get("expect_cpu", {})
+    x.update({k: v for k, v in xc.items() if k != "why"})
+    if "check" in x and labs[entry["lab"]]["kinds"][x["check"]] == "speed" and "verdict" not in xc:
+        x["verdict"] = "not_run"  # CPU mode never times; the kernel must still be correct
+        x["speed_in_cpu_mode"] = True
+        if "says" not in xc:
+            x.pop("says", None)
+    return x
+
+
+def cpu_differences(entries, labs):
+    """(entry, GPU expectation, CPU-mode expectation, why) where they differ."""
+    out = []
+    for e in entries:
+        g, c = expectation(e, labs, "gpu"), expectation(e, labs, "cpu")
+        if expected_text(g) != expected_text(c):
+            why = e.get("expect_cpu", {}).get("why")
+            if c.get("speed_in_cpu_mode"):
+                why = why or "a speed check: CPU mode never times (the lab's correctness checks must pass)"
+            out.append((e, g, c, why or ""))
+    return out
+
+
+def expected_text(x):
     s = "|".join(x["status"])
     if "check" in x:
         s += f" {x['check']}" + (f"={x['verdict']}" if "verdict" in x else "")
     return s
 
 
-def judge(entry, out_dir, labs, gpu, src, work):
+def judge(entry, out_dir, labs, mode, src, work):
+    """mode: "gpu" (cudalab exited 0 with a GPU), "cpu" (exited 0 in CPU mode)
+    or "none" (exited 3: built, checks not run)."""
     row = Row(entry)
-    lab, x = entry["lab"], entry["expect"]
+    gpu = mode == "gpu"
+    ran = mode in ("gpu", "cpu")  # the checks ran
+    lab, x = entry["lab"], expectation(entry, labs, mode)
     sub = os.path.join(out_dir, entry["name"])
     try:
         with open(os.path.join(sub, "results.json")) as f:
@@ -251,25 +305,26 @@ def judge(entry, out_dir, labs, gpu, src, work):
     got = statuses[lab]
     if lab in blocks and blocks[lab][2] != got:
         row.fail(f"report.txt says [{blocks[lab][2]}] and grade.csv {got}")
-    if contains(report.split("\n")[0], "(GPU:") != gpu:
+    if contains(report.split("\n")[0], "(GPU:") != gpu or contains(report.split("\n")[0], "(CPU mode") != (
+            mode == "cpu"):
         row.fail(f"report.txt's first line disagrees with the exit code about the GPU: {first_line(report)}")
 
     expected = list(x["status"])
-    if not gpu and "graded" in expected:
+    if not ran and "graded" in expected:
         expected.append("not_run")  # built; without a GPU the checks are not run
     test = None
     if "check" in x:
         tname = f"{lab}: {labs[lab]['checks'][x['check']]}"
         test = next((t for t in results.get("tests", []) if t.get("name") == tname), None)
     verdict = test["output"].split()[0] if test and test.get("output") else ""
-    row.got = got + (f" {x['check']}={verdict}" if test and (gpu or got != "not_run") else "")
+    row.got = got + (f" {x['check']}={verdict}" if test and (ran or got != "not_run") else "")
     lab_text = blocks.get(lab, [0, 0, "", ""])[3]
     if got == "graded" and lab in blocks:
         row.message = f"{blocks[lab][0]:g} / {blocks[lab][1]:g} points"
     else:
         row.message = first_line(lab_text)
 
-    if entry["gpu"] and not gpu:
+    if entry["gpu"] and not ran:
         row.state = "skipped"
         row.message = "skipped (no GPU)"
         if "graded" in x["status"] and got != "not_run":
@@ -278,7 +333,7 @@ def judge(entry, out_dir, labs, gpu, src, work):
 
     if got not in expected:
         row.fail(f"status {got}, expected {' or '.join(expected)}")
-    checks_ran = gpu or got not in ("graded", "not_run")
+    checks_ran = ran or got not in ("graded", "not_run")
     if test is None and "check" in x:
         row.fail(f"results.json has no test named '{lab}: {labs[lab]['checks'][x['check']]}'")
     elif test is not None and checks_ran:
@@ -293,6 +348,15 @@ def judge(entry, out_dir, labs, gpu, src, work):
             row.message = hit
         else:
             row.fail(f"the message does not say \"{says}\"")
+    if x.get("speed_in_cpu_mode") and checks_ran:
+        # A speed check counts only for a correct kernel: in CPU mode, the
+        # correctness checks are what can be held against the entry.
+        names = [n for c, n in labs[lab]["checks"].items() if labs[lab]["kinds"][c] == "correctness"]
+        bad = [n for n in names if test_verdict(results, f"{lab}: {n}") != "pass"]
+        if bad:
+            row.fail(f"in CPU mode its correctness checks must pass; not: {'; '.join(bad)}")
+        else:
+            row.message = f"speed not run in CPU mode; {len(names)} correctness checks pass"
     if row.state == "fail" and not row.message:
         row.message = first_line(lab_text)
 
@@ -303,7 +367,14 @@ def judge(entry, out_dir, labs, gpu, src, work):
         if gpu and (statuses[good] != "graded" or points != max_points):
             row.fail(f"isolation: the known-good {good} got {points:g} / {max_points:g} [{statuses[good]}] "
                      f"{first_line(msg)}")
-        if not gpu and statuses[good] != "not_run":
+        if mode == "cpu":
+            for c, n in labs[good]["checks"].items():
+                want = "pass" if labs[good]["kinds"][c] == "correctness" else "not_run"
+                v = test_verdict(results, f"{good}: {n}")
+                if statuses[good] != "graded" or v != want:
+                    row.fail(f"isolation: the known-good {good}'s check '{n}' is {v or 'missing'} "
+                             f"[{statuses[good]}], expected {want} in CPU mode")
+        if mode == "none" and statuses[good] != "not_run":
             row.fail(f"isolation: the known-good {good} is {statuses[good]}, expected not_run: {first_line(msg)}")
     else:
         row.fail(f"isolation: report.txt has no line for {good}")
@@ -323,6 +394,11 @@ def judge(entry, out_dir, labs, gpu, src, work):
     return row
 
 
+def test_verdict(results, name):
+    t = next((t for t in results.get("tests", []) if t.get("name") == name), None)
+    return t["output"].split()[0] if t and t.get("output") else ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("source_root")
@@ -332,10 +408,12 @@ def main():
     ap.add_argument("--only", action="append", default=[], help="only entries whose name contains this")
     ap.add_argument("--require-gpu", action="store_true",
                     help="exit 77 (skipped) when there is no GPU and nothing else failed")
+    ap.add_argument("--cpu", action="store_true",
+                    help="grade every entry in CPU mode (cpu_mode = true, the GPU hidden), against [expect_cpu]")
     ap.add_argument("--keep", action="store_true", help="keep the batch and its results")
     a = ap.parse_args()
-    if a.host_only and a.require_gpu:
-        ap.error("--host-only and --require-gpu exclude each other")
+    if sum([a.host_only, a.require_gpu, a.cpu]) > 1:
+        ap.error("--host-only, --require-gpu and --cpu exclude each other")
     src = os.path.abspath(a.source_root)
     cudalab = os.path.abspath(a.cudalab)
     work = os.path.abspath(a.work_dir)
@@ -379,7 +457,8 @@ def main():
         f.write("# The rogues' gallery's course: every lab, the grading seed, a short check timeout.\n"
                 "[course]\ntitle = \"rogues' gallery\"\n"
                 f"labs = [{', '.join(json.dumps(l) for l in labs)}]\n"
-                f"[grading]\nseed = {SEED}\ncheck_timeout_s = {CHECK_TIMEOUT_S}\n")
+                f"[grading]\nseed = {SEED}\ncheck_timeout_s = {CHECK_TIMEOUT_S}\n"
+                + ("cpu_mode = true\n" if a.cpu else ""))
 
     rc, log_path = None, os.path.join(tmp, "grade.log")
     if submitted:
@@ -387,19 +466,23 @@ def main():
         print(f"gallery: grading {len(submitted)} submissions ({len(entries) - len(submitted)} left out); "
               f"log: {log_path}", flush=True)
         with open(log_path, "w") as log:
+            env = dict(os.environ)
+            if a.cpu:
+                env["CUDA_VISIBLE_DEVICES"] = ""  # CPU mode on a machine with a GPU too
             p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                 errors="replace")
+                                 errors="replace", env=env)
             for line in p.stdout:
                 log.write(line)
                 if line.startswith("[") or "internal error" in line:
                     print("  " + line.rstrip()[:150], flush=True)
             rc = p.wait()
-    gpu = rc == 0
+    mode = "cpu" if rc == 0 and a.cpu else "gpu" if rc == 0 else "none"
     fatal = None
-    if rc not in (None, 0, 3):
+    if rc not in (None, 0, 3) or (a.cpu and rc == 3):
         with open(log_path, errors="replace") as f:
             tail = f.read()[-3000:]
-        fatal = f"cudalab grade exited {rc} (expected 0 with a GPU, 3 without):\n{tail}"
+        want = "0 in CPU mode" if a.cpu else "0 with a GPU, 3 without"
+        fatal = f"cudalab grade exited {rc} (expected {want}):\n{tail}"
 
     rows = []
     for e in entries:
@@ -411,20 +494,27 @@ def main():
             r.got = "-"
             r.fail("cudalab grade failed")
         else:
-            r = judge(e, out, labs, gpu, src, work)
+            r = judge(e, out, labs, mode, src, work)
         rows.append(r)
 
-    print(f"\nGPU: {'yes' if gpu else 'none (cudalab exit code 3)' if rc == 3 else '-'}; "
-          f"seed {SEED}, check_timeout_s {CHECK_TIMEOUT_S}")
+    modes = {"gpu": "yes", "cpu": "hidden: CPU mode (cpu_mode = true, CUDA_VISIBLE_DEVICES=\"\")",
+             "none": "none (cudalab exit code 3)" if rc == 3 else "-"}
+    print(f"\nGPU: {modes[mode]}; seed {SEED}, check_timeout_s {CHECK_TIMEOUT_S}")
     w = max(len(r.entry["name"]) for r in rows) if rows else 10
-    we = max([len(expected_text(r.entry)) for r in rows] + [8])
+    we = max([len(expected_text(expectation(r.entry, labs, mode))) for r in rows] + [8])
     wg = max([len(r.got) for r in rows] + [3])
     print(f"{'entry':<{w}}  {'expected':<{we}}  {'got':<{wg}}  message")
     for r in rows:
         mark = {"pass": "", "fail": "FAIL ", "skipped": ""}[r.state]
-        print(f"{r.entry['name']:<{w}}  {expected_text(r.entry):<{we}}  {r.got:<{wg}}  {mark}{r.message[:110]}")
+        x = expected_text(expectation(r.entry, labs, mode))
+        print(f"{r.entry['name']:<{w}}  {x:<{we}}  {r.got:<{wg}}  {mark}{r.message[:110]}")
         for p in r.problems:
             print(f"{'':<{w}}    MISMATCH: {p}")
+    if a.cpu:
+        diffs = cpu_differences([r.entry for r in rows], labs)
+        print(f"\nCPU mode against the GPU: {len(diffs)} of {len(rows)} entries expect something else")
+        for e, g, c, why in diffs:
+            print(f"  {e['name']}: GPU {expected_text(g)}; CPU mode {expected_text(c)}: {why}")
     if fatal:
         print(f"\n{fatal}")
     passed = sum(r.state == "pass" for r in rows)
