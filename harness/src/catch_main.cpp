@@ -44,8 +44,10 @@ class RecordListener : public ListenerBase {
     const auto& r = stats.assertionResult;
     if (!r.isOk()) {
       std::string msg;
-      for (const auto& info : stats.infoMessages)  // FAIL's own message is among them too
-        if (!r.hasMessage() || info.message != r.getMessage()) msg += std::string(info.message) + "\n";
+      // FAIL's own message is among them too. (v3's getMessage() is a StringRef.)
+      const std::string own = r.hasMessage() ? std::string(r.getMessage()) : std::string();
+      for (const auto& info : stats.infoMessages)
+        if (!r.hasMessage() || info.message != own) msg += std::string(info.message) + "\n";
       if (r.hasExpression())
         msg += fmt::format("{} with expansion {}\n", r.getExpressionInMacro(), r.getExpandedExpression());
       if (r.hasMessage()) msg += std::string(r.getMessage());
@@ -86,7 +88,9 @@ int main(int argc, char** argv) {
 
   const auto& cfg = session.configData();
   if (cfg.showHelp || cfg.listTests || cfg.listTags || cfg.listReporters
-#if !CUDALAB_CATCH_V3
+#if CUDALAB_CATCH_V3
+      || cfg.listListeners
+#else
       || cfg.listTestNamesOnly
 #endif
   )
