@@ -375,7 +375,8 @@ CodeLocation locate_code(std::uintptr_t pc) {
 void access_begin_launch(const Site& site, const Config& cfg) {
   g_kernel = site.kernel;
   g_blocks_this_launch = static_cast<long long>(cfg.grid.x) * cfg.grid.y * cfg.grid.z;
-  g_stratum = g_blocks_per_launch > 0 ? (g_blocks_this_launch + g_blocks_per_launch - 1) / g_blocks_per_launch : 1;
+  g_stratum =
+      g_blocks_per_launch > 0 ? (g_blocks_this_launch + g_blocks_per_launch - 1) / g_blocks_per_launch : 1;
   if (g_stratum < 1) g_stratum = 1;
   ++g_launch_number;
 }
@@ -483,7 +484,8 @@ std::string format_text(const std::vector<LineStats>& lines) {
       "global: 32-byte sectors per request, and the ideal (the bytes asked for, packed).\n"
       "shared: bank conflicts per request (32 banks of 4 bytes; a 32-way conflict counts 31).\n"
       "Counted on a sample of each launch's blocks (CUDALAB_SIMT_ACCESS_BLOCKS, default 64, spread over\n"
-      "the launch, each standing for its share of it, so counts are estimates of whole launches); no timing.\n";
+      "the launch, each standing for its share of it, so counts are estimates of whole launches); no "
+      "timing.\n";
   if (lines.empty()) {
     s += "No accesses were recorded: was the kernel's file compiled with simt's access flags?\n";
     return s;

@@ -522,20 +522,24 @@ bool run_block(uint3 bidx, long long linear) {
   return true;
 }
 
-// Why CUDA would refuse this launch, or cudaSuccess.
+// Why CUDA would refuse this launch, or cudaSuccess. CUDA 13 on an H100
+// answered every bad configuration with cudaErrorInvalidValue ("invalid
+// argument"): blocks of 0, 1025, 2048, 32 x 33, 64 x 32 and 1 x 1 x 65
+// threads, grids of 0, 65536 tall and 2^31 wide (tools/probes/launch_errors.cu,
+// 2026-11-22).
 cudaError_t check_config(const Config& c, std::string& why) {
   const dim3 g = c.grid, b = c.block;
   char buf[256];
   if (g.x == 0 || g.y == 0 || g.z == 0) {
     std::snprintf(buf, sizeof buf, "the grid (%u, %u, %u) has a dimension of 0", g.x, g.y, g.z);
     why = buf;
-    return cudaErrorInvalidValue;  // CUDA 13: "invalid argument"
+    return cudaErrorInvalidValue;
   }
   if (g.x > 2147483647u || g.y > 65535u || g.z > 65535u) {
     std::snprintf(buf, sizeof buf, "the grid (%u, %u, %u) exceeds the limits (2^31-1, 65535, 65535)", g.x,
                   g.y, g.z);
     why = buf;
-    return cudaErrorInvalidConfiguration;
+    return cudaErrorInvalidValue;
   }
   const unsigned long long threads = 1ULL * b.x * b.y * b.z;
   if (b.x == 0 || b.y == 0 || b.z == 0 || b.x > 1024 || b.y > 1024 || b.z > 64 || threads > kMaxThreads) {
@@ -544,7 +548,7 @@ cudaError_t check_config(const Config& c, std::string& why) {
                   "(1024, 1024, 64) in each dimension",
                   b.x, b.y, b.z, threads);
     why = buf;
-    return cudaErrorInvalidConfiguration;
+    return cudaErrorInvalidValue;
   }
   return cudaSuccess;
 }
