@@ -11,7 +11,7 @@ CheckScore score_check(const CheckSpec& spec, const CheckResult& result,
   CheckScore s;
   s.max_points = spec.points;
   std::vector<std::string> missing;
-  for (const auto& id : spec.requires) {
+  for (const auto& id : spec.required) {
     bool ok = false;
     for (const auto& r : all)
       if (r.id == id) ok = r.passed();

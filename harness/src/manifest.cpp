@@ -188,12 +188,12 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
       if (*t <= 0) rd.fail(c->get("timeout_s"), where + ": timeout_s must be positive");
       spec.timeout_s = *t;
     }
-    spec.requires = rd.strings(*c, "requires", where);
-    for (const auto& r : spec.requires)
+    spec.required = rd.strings(*c, "requires", where);
+    for (const auto& r : spec.required)
       if (!lab.find_by_id(r))
         rd.fail(c->get("requires"),
                 fmt::format("{}: requires '{}', which is not an earlier check's id", where, r));
-    if (spec.kind == "speed" && spec.requires.empty())
+    if (spec.kind == "speed" && spec.required.empty())
       rd.fail(c, where +
                      ": a speed check must list the correctness checks it requires (requires = [...]): "
                      "a speed measured on wrong output is meaningless");

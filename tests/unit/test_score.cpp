@@ -12,7 +12,7 @@ CheckSpec speed_spec() {
   s.id = "fast";
   s.kind = "speed";
   s.points = 20;
-  s.requires = {"square"};
+  s.required = {"square"};
   s.numbers["min_ratio"] = 1.3;
   s.credit = Credit{1.0, 1.3};
   return s;

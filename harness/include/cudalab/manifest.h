@@ -32,9 +32,8 @@ struct CheckSpec {
   std::string kind;                    // "correctness" or "speed"
   std::string visibility = "visible";  // visible, hidden, after_due_date, after_published
   double points = 0;
-  double timeout_s = 0;  // 0: the lab's default
-  std::vector<std::string>
-  requires;                               // ids that must pass for this one to count
+  double timeout_s = 0;                   // 0: the lab's default
+  std::vector<std::string> required;      // lab.toml's "requires": ids that must pass for this one to count
   std::map<std::string, double> numbers;  // thresholds: min_ratio, ...
   std::optional<Credit> credit;
   std::string source;  // "labs/03_tiling/lab.toml:27" for messages
