@@ -2,12 +2,15 @@
 // (CPU mode) returns come from this probe's output on an H100 (2026-11-22).
 //   nvcc -O2 -arch=native -o /tmp/launch_errors tools/probes/launch_errors.cu && /tmp/launch_errors
 #include <cstdio>
-__global__ void k(int* p) { if (p) p[0] = 1; }
+__global__ void k(int* p) {
+  if (p) p[0] = 1;
+}
 static void probe(const char* what, dim3 g, dim3 b, size_t smem = 0) {
   k<<<g, b, smem>>>(nullptr);
   cudaError_t e = cudaGetLastError();
   cudaError_t s = cudaDeviceSynchronize();
-  printf("%-40s launch: %s (%s); sync: %s\n", what, cudaGetErrorName(e), cudaGetErrorString(e), cudaGetErrorName(s));
+  printf("%-40s launch: %s (%s); sync: %s\n", what, cudaGetErrorName(e), cudaGetErrorString(e),
+         cudaGetErrorName(s));
 }
 int main() {
   probe("block 2048x1x1", dim3(1), dim3(2048));
