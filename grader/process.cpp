@@ -128,6 +128,7 @@ ProcessResult run_process(const ProcessOptions& options) {
       _exit(127);
     }
     if (options.env) environ = envp.data();
+    if (options.niceness > 0) (void)!nice(options.niceness);
     execvp(argv[0], argv.data());
     dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], std::strerror(errno));
     _exit(127);

@@ -17,6 +17,9 @@ struct ProcessOptions {
   std::size_t output_cap = 256 * 1024;  // bytes kept: the first and last halves
   // If set, the child's whole environment; otherwise it inherits ours.
   std::optional<std::map<std::string, std::string>> env;
+  // Added to the child's nice value: builds that overlap a timed check run
+  // at a lower priority, so the check's host thread gets a core at once.
+  int niceness = 0;
 };
 
 struct ProcessResult {

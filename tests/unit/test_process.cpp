@@ -1,4 +1,8 @@
 #include <signal.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <string>
 
 #include "cudalab/catch.h"
 #include "process.h"
@@ -19,6 +23,17 @@ TEST_CASE("A command's output and exit code are captured") {
   CHECK(r.exit_code == 3);
   CHECK_THAT(r.output, Catch::Contains("hello") && Catch::Contains("oops"));
   CHECK(r.describe() == "exit code 3");
+}
+
+TEST_CASE("A command can run at a lower priority (builds that overlap timed checks do)") {
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "nice"};  // prints its own nice value
+  o.niceness = 10;
+  const auto r = run_process(o);
+  REQUIRE(r.ok());
+  const int ours = getpriority(PRIO_PROCESS, 0);
+  CHECK(std::stoi(r.output) == std::min(ours + 10, 19));
+  CHECK(std::stoi(run({"sh", "-c", "nice"}).output) == ours);
 }
 
 TEST_CASE("A command that hangs is killed at its timeout, with the children it started") {
