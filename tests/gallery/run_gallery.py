@@ -422,7 +422,7 @@ def main():
         # grading every entry only to find no GPU costs minutes.
         probe = os.path.join(os.path.dirname(os.path.dirname(cudalab)), "harness", "cudalab-gpuinfo")
         if not os.path.exists(probe) or subprocess.run([probe], capture_output=True).returncode == 77:
-            print("gallery: no usable GPU; skipped (the Meson test "gallery" grades every entry in CPU mode)")
+            print("gallery: no usable GPU; skipped (the Meson test 'gallery' grades every entry in CPU mode)")
             print("gallery: 0 passed, 0 failed, 0 skipped")
             return 77
     gallery = os.path.join(src, "tests", "gallery")
