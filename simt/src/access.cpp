@@ -375,9 +375,9 @@ CodeLocation locate_code(std::uintptr_t pc) {
 void access_begin_launch(const Site& site, const Config& cfg) {
   g_kernel = site.kernel;
   g_blocks_this_launch = static_cast<long long>(cfg.grid.x) * cfg.grid.y * cfg.grid.z;
+  // A launch has at least one block (check_config refuses empty grids).
   g_stratum =
       g_blocks_per_launch > 0 ? (g_blocks_this_launch + g_blocks_per_launch - 1) / g_blocks_per_launch : 1;
-  if (g_stratum < 1) g_stratum = 1;
   ++g_launch_number;
 }
 

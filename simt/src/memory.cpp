@@ -266,6 +266,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
 cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                          size_t height, cudaMemcpyKind kind) {
   if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
+  DeviceAccess open;  // once for all rows: each row's copy then finds it open
   for (size_t r = 0; r < height; ++r) {
     if (cudaError_t e = copy_checked(static_cast<char*>(dst) + r * dpitch,
                                      static_cast<const char*>(src) + r * spitch, width, kind))
