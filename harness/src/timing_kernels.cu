@@ -72,19 +72,13 @@ int blocks_for(unsigned long long n) {
 
 void fill_uniform(float* p, std::size_t n, std::uint64_t seed, float lo, float hi) {
   if (n == 0) return;
-  ::simt::launch(
-      ::simt::Site{__FILE__, __LINE__, "fill_kernel"}, ::simt::config(blocks_for(n), kThreads),
-      ::simt::kernel_address(fill_kernel), [&](auto&&... simt_a_) { fill_kernel(simt_a_...); }, p, n,
-      mix(seed), lo, hi - lo);
+  fill_kernel<<<blocks_for(n), kThreads>>>(p, n, mix(seed), lo, hi - lo);
 }
 
 void count_mismatches(const float* got, const float* expected, std::size_t n, double atol, double rtol,
                       unsigned long long* counters) {
   if (n == 0) return;
-  ::simt::launch(
-      ::simt::Site{__FILE__, __LINE__, "compare_kernel"}, ::simt::config(blocks_for(n), kThreads),
-      ::simt::kernel_address(compare_kernel), [&](auto&&... simt_a_) { compare_kernel(simt_a_...); }, got,
-      expected, n, atol, rtol, counters);
+  compare_kernel<<<blocks_for(n), kThreads>>>(got, expected, n, atol, rtol, counters);
 }
 
 }  // namespace cudalab::timing_kernels
