@@ -27,6 +27,11 @@ machine with a GPU too: each entry is held against [expect] overlaid with its
 correctness check of its lab passing; the known-good lab must pass every
 correctness check. The table ends with the entries whose CPU-mode
 expectation differs from the GPU's, and why.
+
+An entry's [expect] may also bound its points: max_points (a number) and
+twin (another entry, the same kernel without the trick, graded in the same
+run; --only brings it along): the lab's points in results.json must be no
+more than either. `says` may be a list of phrases, each of which must appear.
 """
 import argparse
 import csv
@@ -43,7 +48,7 @@ import zipfile
 STATUSES = {"graded", "missing", "build_failed", "rejected", "not_run"}
 VERDICTS = {"pass", "fail", "timeout", "crash", "not_run"}
 ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "expect", "expect_cpu"}
-EXPECT_KEYS = {"status", "check", "verdict", "says"}
+EXPECT_KEYS = {"status", "check", "verdict", "says", "max_points", "twin"}
 EXPECT_CPU_KEYS = EXPECT_KEYS | {"why"}
 CREATE_KEYS = {"path", "from", "text", "size", "symlink", "pad_to"}
 SEED = 424242
@@ -103,6 +108,19 @@ def load_entry(folder, labs):
                                  f"{sorted(STATUSES)}")
         if "check" in t and t["check"] not in labs[e["lab"]]["checks"]:
             raise EntryError(f"{name}/entry.toml: {e['lab']} has no check '{t['check']}'")
+        if "says" in t:
+            says = t["says"]
+            t["says"] = [says] if isinstance(says, str) else says
+            if not t["says"] or any(not isinstance(p, str) or not p for p in t["says"]):
+                raise EntryError(f"{name}/entry.toml: [{table}] says must be a phrase or a list of phrases")
+        if "max_points" in t and (isinstance(t["max_points"], bool) or not isinstance(t["max_points"], (int, float))
+                                  or t["max_points"] < 0):
+            raise EntryError(f"{name}/entry.toml: [{table}] max_points must be a number >= 0")
+        if "twin" in t and (not isinstance(t["twin"], str) or not os.path.isfile(
+                os.path.join(os.path.dirname(folder), t["twin"], "entry.toml"))):
+            raise EntryError(f"{name}/entry.toml: [{table}] twin must name another entry's folder")
+        if t.get("twin") == name:
+            raise EntryError(f"{name}/entry.toml: [{table}] twin must be another entry")
     if "status" not in x:
         raise EntryError(f"{name}/entry.toml: [expect] needs a status")
     for table, t in (("expect", x), ("expect_cpu", {**x, **xc})):
@@ -233,6 +251,7 @@ class Row:
         self.got = ""
         self.message = ""
         self.problems = []
+        self.points = None  # the lab's points in results.json, where its checks ran
 
     def fail(self, why):
         self.state = "fail"
@@ -246,6 +265,11 @@ def expectation(entry, labs, mode):
     if mode != "cpu":
         return x
     xc = entry.get("expect_cpu", {})
+    if "status" in xc and "graded" not in xc["status"]:
+        # Not graded in CPU mode (e.g. it does not build there): the GPU's
+        # check, verdict and message do not apply unless [expect_cpu] says them.
+        for k in ("check", "verdict", "says"):
+            x.pop(k, None)
     x.update({k: v for k, v in xc.items() if k != "why"})
     if "check" in x and labs[entry["lab"]]["kinds"][x["check"]] == "speed" and "verdict" not in xc:
         x["verdict"] = "not_run"  # CPU mode never times; the kernel must still be correct
@@ -272,7 +296,42 @@ def expected_text(x):
     s = "|".join(x["status"])
     if "check" in x:
         s += f" {x['check']}" + (f"={x['verdict']}" if "verdict" in x else "")
+    if "max_points" in x:
+        s += f" pts<={x['max_points']:g}"
+    if "twin" in x:
+        s += " pts<=twin"
     return s
+
+
+def lab_points(results, lab):
+    """The lab's points in results.json: the sum of its tests' scores."""
+    return sum(float(t.get("score", 0)) for t in results.get("tests", [])
+               if str(t.get("name", "")).startswith(f"{lab}: "))
+
+
+def check_points_limits(rows, labs, mode):
+    """[expect] max_points and twin: the entry's points in its lab must be no
+    more than max_points and than the points its twin (the same kernel
+    without the trick, an entry of the same run) got. Checked where the
+    checks ran (with a GPU, or in CPU mode)."""
+    by_name = {r.entry["name"]: r for r in rows}
+    for r in rows:
+        x = expectation(r.entry, labs, mode)
+        if r.points is None or ("max_points" not in x and "twin" not in x):
+            continue
+        limits = []
+        if "max_points" in x:
+            limits.append((float(x["max_points"]), "max_points"))
+        if "twin" in x:
+            t = by_name.get(x["twin"])
+            if t is None or t.points is None or t.entry["lab"] != r.entry["lab"]:
+                r.fail(f"its twin {x['twin']} was not graded in this run (or is for another lab)")
+                continue
+            limits.append((t.points, f"its twin {x['twin']}"))
+        limit, what = min(limits)
+        r.got += f" pts {r.points:g}/{limit:g}"
+        if r.points > limit + 1e-9:
+            r.fail(f"{r.points:g} points in {r.entry['lab']}, more than {limit:g} ({what})")
 
 
 def judge(entry, out_dir, labs, mode, src, work):
@@ -303,6 +362,8 @@ def judge(entry, out_dir, labs, mode, src, work):
             row.fail(f"grade.csv status says {token}")
     blocks, other = parse_report(report, labs)
     got = statuses[lab]
+    if ran:
+        row.points = lab_points(results, lab)
     if lab in blocks and blocks[lab][2] != got:
         row.fail(f"report.txt says [{blocks[lab][2]}] and grade.csv {got}")
     if contains(report.split("\n")[0], "(GPU:") != gpu or contains(report.split("\n")[0], "(CPU mode") != (
@@ -340,14 +401,16 @@ def judge(entry, out_dir, labs, mode, src, work):
         if "verdict" in x and verdict != x["verdict"]:
             row.fail(f"{x['check']}: verdict {verdict}, expected {x['verdict']}")
         row.message = first_line("\n".join(test["output"].split("\n")[1:]))
-    says = x.get("says")
+    says = x.get("says", [])
     if says and (test is None or checks_ran):
+        # Every phrase, each on some line; the message shown is the first's.
         text = test["output"] if test is not None else lab_text + "\n" + other
-        hit = line_with(text, says)
+        hit = line_with(text, says[0])
         if hit:
             row.message = hit
-        else:
-            row.fail(f"the message does not say \"{says}\"")
+        for phrase in says:
+            if not line_with(text, phrase):
+                row.fail(f"the message does not say \"{phrase}\"")
     if x.get("speed_in_cpu_mode") and checks_ran:
         # A speed check counts only for a correct kernel: in CPU mode, the
         # correctness checks are what can be held against the entry.
@@ -430,12 +493,20 @@ def main():
 
     entries = []
     try:
+        everything = {}
         for name in sorted(os.listdir(gallery)):
             folder = os.path.join(gallery, name)
             if os.path.isfile(os.path.join(folder, "entry.toml")):
-                if a.only and not any(o in name for o in a.only):
-                    continue
-                entries.append(load_entry(folder, labs))
+                everything[name] = load_entry(folder, labs)
+        chosen = {n for n in everything if not a.only or any(o in n for o in a.only)}
+        # An entry held against its twin brings the twin along (--only).
+        while True:
+            twins = {x["twin"] for n in chosen for x in (everything[n]["expect"], everything[n].get("expect_cpu", {}))
+                     if "twin" in x} - chosen
+            if not twins:
+                break
+            chosen |= twins
+        entries = [everything[n] for n in sorted(chosen)]
     except (EntryError, tomllib.TOMLDecodeError) as e:
         print(f"gallery: {e}")
         print("gallery: 0 passed, 1 failed, 0 skipped")
@@ -496,6 +567,8 @@ def main():
         else:
             r = judge(e, out, labs, mode, src, work)
         rows.append(r)
+    if not fatal:
+        check_points_limits(rows, labs, mode)
 
     modes = {"gpu": "yes", "cpu": "hidden: CPU mode (cpu_mode = true, CUDA_VISIBLE_DEVICES=\"\")",
              "none": "none (cudalab exit code 3)" if rc == 3 else "-"}
