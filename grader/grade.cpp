@@ -205,27 +205,50 @@ std::vector<std::string> parse_deps(const std::string& text) {
 
 }  // namespace
 
-std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_only) {
+std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_only, bool cpu_mode) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
   const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
   if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
+  // The student file's object: nvcc's (GPU), or g++'s of its simt translation (CPU mode).
+  auto object_of = [&](const nlohmann::json& e, const std::string& f, bool cpu) {
+    const std::string src = (overlay_ / lab.id / f).string();
+    const std::string prefix = "labs/" + lab.id + (cpu ? "-tests-cpu.p/" : "-tests.p/");
+    const std::string cpu_src = "cpu-" + lab.id + "-" + f + ".cpp";
+    const std::string file = e.is_object() ? e.value("file", "") : "";
+    const bool mine = cpu ? file.size() >= cpu_src.size() &&
+                                file.compare(file.size() - cpu_src.size(), cpu_src.size(), cpu_src) == 0
+                          : file == src;
+    return mine && e.value("output", "").rfind(prefix, 0) == 0;
+  };
   std::vector<std::string> problems;
   for (const auto& f : lab.student_files) {
     const std::string src = (overlay_ / lab.id / f).string();
-    const std::string prefix = "labs/" + lab.id + "-tests.p/";
     for (const auto& e : db) {
-      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0)
-        continue;
+      if (!object_of(e, f, cpu_mode)) continue;
       const fs::path object = build_ / e.value("output", "");
       std::error_code ec;
       // After a failed build, only an object compiled from this very file counts.
       if (fresh_only &&
           (!fs::exists(object, ec) || fs::last_write_time(object, ec) < fs::last_write_time(src, ec)))
         continue;
+      // What it may call, define and contain (policy.h). Who owns the names
+      // of the link is read once per grader run.
       std::string error;
-      for (const auto& v : check_object(build_ / e.value("output", ""), error))
-        problems.push_back(fmt::format("{} uses {}: {}", f, v.symbol, v.why));
+      ObjectRules rules;
+      rules.launchers = lab.launchers;
+      rules.cpu_mode = cpu_mode;
+      std::string cudart;
+      for (const auto& g : db)  // the CUDA runtime next to the nvcc that compiled the GPU object
+        if (const auto argv = split_command(g.value("command", "")); object_of(g, f, false) && !argv.empty())
+          cudart = find_cudart_static(argv[0]);
+      const Owners owners = link_owners(build_, lab.id, cpu_mode, cudart, error);
+      rules.owners = &owners;
+      if (cpu_mode)  // its kernels are those of the same file's GPU object (no stubs here)
+        for (const auto& g : db)
+          if (object_of(g, f, false)) rules.kernels = object_kernels(build_ / g.value("output", ""), error);
+      for (const auto& v : check_object(object, rules, error)) problems.push_back(v.describe(f));
       if (!error.empty()) problems.push_back(error);
+      if (cpu_mode) continue;  // the same includes as the GPU object's
       // Its includes, from the compiler itself, with the build's own flags.
       std::vector<std::string> argv;
       for (const auto& a : split_command(e.value("command", ""))) argv.push_back(a);
@@ -373,6 +396,14 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
     }
     if (cfg_.course.cpu_mode) {
       const std::string cpu_log = build_lab(lab.spec->id + "-tests-cpu", slot, ok);
+      // The CPU-mode object is the student's code too, compiled another way:
+      // the same policy, with simt's runtime in place of CUDA's.
+      if (const std::string bad = policy_problems(*lab.spec, slot, /*fresh_only=*/!ok, /*cpu_mode=*/true);
+          !bad.empty()) {
+        lab.status = "rejected";
+        lab.message = "the lab was not run:\n" + bad;
+        continue;
+      }
       if (!ok) {
         lab.status = "build_failed";
         lab.message = "the lab did not compile for CPU mode:\n" + cpu_log;

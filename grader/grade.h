@@ -84,7 +84,8 @@ class Grader {
   std::string build_lab(const std::string& target, int slot, bool& ok);
   // Symbols and includes the student's objects may not use; "" if none.
   // fresh_only: after a failed build, skip objects older than their source.
-  std::string policy_problems(const LabSpec& lab, int slot, bool fresh_only = false);
+  // cpu_mode: the objects of the CPU-mode build (<lab>-tests-cpu).
+  std::string policy_problems(const LabSpec& lab, int slot, bool fresh_only = false, bool cpu_mode = false);
 
   GraderConfig cfg_;
 };

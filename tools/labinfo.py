@@ -19,7 +19,7 @@ try:
 except ImportError:  # Python < 3.11
     sys.exit("labinfo.py needs Python 3.11 or newer (tomllib)")
 
-LIST_FIELDS = ("student_files", "tests", "references")
+LIST_FIELDS = ("student_files", "tests", "references", "launchers")
 
 
 def load(path):

@@ -105,7 +105,14 @@ bool valid_id(const std::string& s) {
   });
 }
 
-const std::set<std::string> kLabKeys = {"title", "student_files", "tests", "references", "timeout_s"};
+const std::set<std::string> kLabKeys = {"title",      "student_files", "tests",
+                                        "references", "timeout_s",     "launchers"};
+
+bool identifier(const std::string& s) {
+  return !s.empty() && !(s[0] >= '0' && s[0] <= '9') && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
 const std::set<std::string> kCheckKeys = {"id",         "name",     "kind",      "points",
                                           "visibility", "requires", "timeout_s", "credit"};
 const std::set<std::string> kVisibility = {"visible", "hidden", "after_due_date", "after_published"};
@@ -130,7 +137,7 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
   for (const auto& [key, node] : *l)
     if (!kLabKeys.count(std::string(key.str())))
       rd.fail(&node, fmt::format("[lab]: unknown field '{}' (known: title, student_files, tests, "
-                                 "references, timeout_s)",
+                                 "references, launchers, timeout_s)",
                                  key.str()));
   lab.title = rd.string(*l, "title", "[lab]", true);
   lab.student_files = rd.strings(*l, "student_files", "[lab]");
@@ -142,6 +149,13 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
     for (const auto& f : *list)
       if (!plain_name(f))
         rd.fail(l, fmt::format("[lab]: '{}' must be a plain file or lab name, without folders", f));
+  // The global functions the tests call in the student files: the only
+  // global names a submission may define besides its kernels (grader/policy.h).
+  lab.launchers = rd.strings(*l, "launchers", "[lab]");
+  for (const auto& f : lab.launchers)
+    if (!identifier(f))
+      rd.fail(l->get("launchers"),
+              fmt::format("[lab]: launchers: '{}' must be the name of a global C++ function", f));
   if (auto t = rd.number(*l, "timeout_s", "[lab]")) {
     if (*t <= 0) rd.fail(l->get("timeout_s"), "[lab]: timeout_s must be positive");
     lab.timeout_s = *t;

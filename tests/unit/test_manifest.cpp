@@ -99,6 +99,17 @@ TEST_CASE("Malformed manifests give an error naming the file, the line and the f
              Catch::Contains("no checks"));
 }
 
+TEST_CASE("launchers names the global functions the tests call in the student files") {
+  CHECK(parse_lab(kGood, "labs/x/lab.toml", "x").launchers.empty());
+  const LabSpec lab =
+      parse_lab(replace(kGood, "[lab]", "[lab]\nlaunchers = [\"vector_add\", \"matrix_add\"]"), "l", "x");
+  CHECK(lab.launchers == std::vector<std::string>{"vector_add", "matrix_add"});
+  CHECK_THAT(error_of(replace(kGood, "[lab]", "[lab]\nlaunchers = [\"ns::f\"]")),
+             Catch::Contains("launchers: 'ns::f' must be the name of a global C++ function"));
+  CHECK_THAT(error_of(replace(kGood, "[lab]", "[lab]\nlaunchers = \"f\"")),
+             Catch::Contains("'launchers' must be a list of strings"));
+}
+
 TEST_CASE("A manifest file that does not exist is reported by name") {
   CHECK_THROWS_WITH(load_lab("/nonexistent/lab.toml"), Catch::Contains("/nonexistent/lab.toml"));
 }

@@ -1,6 +1,13 @@
-// What a graded student object may call, and which includes it may use.
+// What a graded student object may call, define and contain, and which
+// includes it may use.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "cudalab/catch.h"
 #include "policy.h"
+#include "process.h"
 
 using namespace cudalab;
 
@@ -50,4 +57,232 @@ TEST_CASE("Including the course's own files is refused, its public headers are n
       "/course", "/course/labs/03_tiling");
   REQUIRE(bad.size() == 1);
   CHECK(bad[0] == "solutions/03_tiling/matmul_tiled.cu");
+}
+
+// --- Compiled objects: what a hostile submission defines, calls and contains.
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A folder of small C++ objects compiled by the test (`c++ -c`).
+struct Objects {
+  fs::path dir;
+  Objects() {
+    dir = fs::temp_directory_path() / ("cudalab-policy-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+  }
+  ~Objects() { fs::remove_all(dir); }
+
+  fs::path compile(const std::string& name, const std::string& code) const {
+    const fs::path src = dir / (name + ".cpp"), obj = dir / (name + ".o");
+    std::ofstream(src) << code;
+    ProcessOptions opt;
+    opt.argv = {"c++", "-std=c++17", "-O2", "-c", src.string(), "-o", obj.string()};
+    opt.timeout_s = 120;
+    const ProcessResult p = run_process(opt);
+    INFO(p.output);
+    REQUIRE(p.ok());
+    return obj;
+  }
+};
+
+const Objects& objects() {
+  static const Objects o;
+  return o;
+}
+
+// The lab's pretend harness: a timing function and the check entry points.
+const char* const kHarness = R"(
+namespace cudalab {
+double time_side_by_side(void (*student)(), void (*reference)(), int rounds) { return rounds; }
+void begin_check(const char* name) { (void)name; }
+}
+)";
+
+// Owners as the grader has them: the runtime's shared libraries (the real
+// ones), the CUDA runtime and a harness object.
+const Owners& owners() {
+  static const Owners o = [] {
+    std::string error;
+    Owners own = link_owners(objects().dir / "no-build", "03_tiling", false, "", error);
+    REQUIRE(error.empty());
+    own.add("the harness", library_names(objects().compile("harness", kHarness), false, error));
+    own.add("the CUDA runtime",
+            std::make_shared<const std::set<std::string>>(std::set<std::string>{"cudaEventElapsedTime"}));
+    REQUIRE(error.empty());
+    return own;
+  }();
+  return o;
+}
+
+std::vector<Violation> check(const std::string& name, const std::string& code) {
+  ObjectRules rules;
+  rules.launchers = {"matmul_tiled"};
+  rules.owners = &owners();
+  std::string error;
+  auto v = check_object(objects().compile(name, code), rules, error);
+  REQUIRE(error.empty());
+  return v;
+}
+
+std::string all(const std::vector<Violation>& v) {
+  std::string out;
+  for (const auto& x : v) out += x.describe("matmul_tiled.cu") + "\n";
+  return out;
+}
+
+const char* const kLauncher =
+    "void matmul_tiled(const float*, const float*, float* C, int M, int N, int K) { C[0] = M + N + K; }\n";
+
+}  // namespace
+
+TEST_CASE("A clean launcher passes: static helpers, std::vector, printf and std::cout") {
+  const auto v = check("clean", std::string(R"(
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+static float helper(float x) { return x * 2; }
+namespace { int other(int x) { return x + 1; } }
+)") + R"(
+void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K) {
+  std::vector<float> h(M);
+  for (int i = 0; i < M; ++i) h.push_back(helper(A[i] + B[i]));
+  printf("%d %f\n", other(N), h.back());
+  std::cout << "K = " << K << std::endl;
+  std::cerr << std::string("done") + "\n";
+  if (K < 0) throw std::runtime_error("negative K");
+  C[0] = h[0];
+}
+)");
+  INFO(all(v));
+  CHECK(v.empty());
+}
+
+TEST_CASE("Defining a harness function, strong or weak, is refused naming the owner") {
+  for (const char* attr : {"", "__attribute__((weak))"}) {
+    const auto v =
+        check(std::string("forge") + (*attr ? "-weak" : ""),
+              std::string("namespace cudalab {\n") + attr +
+                  " double time_side_by_side(void (*)(), void (*)(), int) { return 2.0; }\n}\n" + kLauncher);
+    INFO(all(v));
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].kind == Violation::Kind::defines);
+    CHECK_THAT(v[0].describe("matmul_tiled.cu"),
+               Catch::StartsWith("matmul_tiled.cu defines cudalab::time_side_by_side(void (*)(), void (*)(), "
+                                 "int), a function of the harness: a submission may not replace the "
+                                 "harness's code"));
+  }
+}
+
+TEST_CASE("Defining a CUDA runtime or C library function is refused naming the library") {
+  auto v = check("cudart", std::string(R"(extern "C" int cudaEventElapsedTime(float* ms, void*, void*) {
+  *ms = 1e-3f; return 0; }
+)") + kLauncher);
+  REQUIRE(v.size() == 1);
+  CHECK_THAT(v[0].describe("matmul_tiled.cu"),
+             Catch::Contains("defines cudaEventElapsedTime, a function of the CUDA runtime"));
+  v = check("libc", std::string(R"(#include <cstddef>
+extern "C" void* memcpy(void* d, const void* s, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) static_cast<char*>(d)[i] = static_cast<const char*>(s)[i];
+  return d; }
+)") + kLauncher);
+  REQUIRE(v.size() == 1);
+  CHECK_THAT(v[0].describe("matmul_tiled.cu"),
+             Catch::Contains("defines memcpy, a function of the C library: a submission may not replace the "
+                             "C and C++ runtime"));
+}
+
+TEST_CASE("An unknown global helper is refused: helpers must be static") {
+  const auto v =
+      check("helper", std::string("float scale(float x) { return 2 * x; }\nint counter = 3;\n") + kLauncher);
+  INFO(all(v));
+  REQUIRE(v.size() == 2);
+  CHECK_THAT(all(v), Catch::Contains("defines scale(float), a global function that the lab does not ask for: "
+                                     "the tests call only matmul_tiled; make helper functions `static`"));
+  CHECK_THAT(all(v), Catch::Contains("defines counter, a global variable"));
+}
+
+TEST_CASE("Calling the harness beyond lab.cuh is refused, also from a static constructor") {
+  const auto v = check("calls", std::string(R"(
+namespace cudalab { void begin_check(const char* name); }
+static int forged = (cudalab::begin_check("square"), 1);
+)") + kLauncher);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].describe("matmul_tiled.cu") ==
+        "matmul_tiled.cu uses cudalab::begin_check(char const*): it is not part of lab.cuh; a submission may "
+        "use only CUDA_CHECK, cudalab::ceil_div and CUDALAB_TODO from the harness");
+}
+
+TEST_CASE("System call instructions are found byte by byte, with section and function") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"asm volatile(\"syscall\" : : \"a\"(39) : \"rcx\", \"r11\", \"memory\");", "(syscall)"},
+      {"asm volatile(\"jmp 1f\\n.byte 0x0f, 0x05\\n1:\");", "(syscall)"},
+      {"asm volatile(\"int $0x80\" : : \"a\"(20) : \"memory\");", "(int 0x80)"},
+      {"asm volatile(\"sysenter\");", "(sysenter)"}};
+  int n = 0;
+  for (const auto& [code, insn] : cases) {
+    const auto v = check("sys" + std::to_string(n++),
+                         "void matmul_tiled(const float*, const float*, float* C, int, int, int) {\n  " +
+                             code + "\n  C[0] = 1;\n}\n");
+    INFO(all(v));
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].kind == Violation::Kind::contains);
+    CHECK_THAT(
+        v[0].describe("matmul_tiled.cu"),
+        Catch::StartsWith("matmul_tiled.cu contains a system call instruction " + insn +
+                          " in its host code (section .text, function matmul_tiled(float const*, float "
+                          "const*, float*, int, int, int), offset"));
+    CHECK_THAT(v[0].why, Catch::EndsWith("a submission may reach the operating system only through the CUDA "
+                                         "runtime"));
+  }
+}
+
+TEST_CASE("A static constructor's system call is found in .text.startup") {
+  const auto v = check("ctor", std::string(R"(
+static int pid() { long r; asm volatile("syscall" : "=a"(r) : "a"(39) : "rcx", "r11", "memory"); return r; }
+static int forged = pid();
+)") + kLauncher);
+  REQUIRE(v.size() == 1);
+  CHECK_THAT(v[0].describe("matmul_tiled.cu"),
+             Catch::Contains("contains a system call instruction (syscall) in its host code (section "
+                             ".text.startup"));
+}
+
+TEST_CASE("File streams and the library's file internals are refused by the allow-list") {
+  auto v = check("ofstream", std::string(R"(#include <fstream>
+void matmul_tiled(const float*, const float*, float* C, int, int, int) {
+  std::ofstream out("/tmp/forged.json"); out << "{\"verdict\": \"pass\"}"; C[0] = 1; }
+)"));
+  INFO(all(v));
+  REQUIRE_FALSE(v.empty());
+  CHECK_THAT(all(v),
+             Catch::Contains("uses std::basic_filebuf<char, std::char_traits<char> >::open(char const*, "
+                             "std::_Ios_Openmode)"));
+  CHECK_THAT(all(v), Catch::Contains("file, process and network calls are not allowed"));
+  v = check("basic_file", std::string(R"(#include <fstream>
+void matmul_tiled(const float*, const float*, float* C, int, int, int) {
+  std::__basic_file<char> f(nullptr); f.open("/tmp/forged.json", std::ios::out, 0644); C[0] = 1; }
+)"));
+  INFO(all(v));
+  CHECK_THAT(all(v),
+             Catch::Contains("uses std::__basic_file<char>::open(char const*, std::_Ios_Openmode, int): "
+                             "file, process and network calls are not allowed"));
+}
+
+TEST_CASE("Kernels are the functions nvcc gives a host stub") {
+  const std::vector<Symbol> defined = {
+      {"_Z12matmul_tiledPKfS0_Pfiii", 'T'},
+      {"_Z19matmul_tiled_kernelPKfS0_Pfiii", 'T'},
+      {"_Z48__device_stub__Z19matmul_tiled_kernelPKfS0_PfiiiPKfS0_Pfiii", 'T'},
+      {"_Z6helperi", 'T'},
+      {"DW.ref.__gxx_personality_v0", 'V'}};
+  CHECK(kernels_of(defined) == std::set<std::string>{"_Z19matmul_tiled_kernelPKfS0_Pfiii"});
+  ObjectRules rules;
+  rules.launchers = {"matmul_tiled"};
+  const auto v = check_definitions(defined, rules);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].symbol == "helper(int)");
 }

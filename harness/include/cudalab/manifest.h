@@ -47,6 +47,9 @@ struct LabSpec {
   std::string title;
   std::filesystem::path file;  // the lab.toml it came from
   std::vector<std::string> student_files, tests, references;
+  // The global-namespace functions the tests call in the student files
+  // (lab.toml's launchers): all a submission may define besides its kernels.
+  std::vector<std::string> launchers;
   double timeout_s = 120;
   std::vector<CheckSpec> checks;
 
