@@ -1,27 +1,117 @@
 #include "cudalab/timing.h"
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 
 #include "cudalab/check.h"
 #include "cudalab/gpu.h"
+#include "timing_kernels.h"
 
 namespace cudalab {
 
+namespace timing {
+
+double sample_ms(double event_ms, double host_ms, double overhead_ms) {
+  const double host_net = host_ms - overhead_ms;
+  return host_net > event_ms + kMarginMs ? host_net : event_ms;
+}
+
+std::string impossible_rate(const Work& work, double ms, double peak_dram_gbs, double peak_fp32_gflops,
+                            double l2_bytes) {
+  if (!(ms > 0)) {
+    if (work.dram_bytes > 0 || work.flops > 0)
+      return fmt::format("measured {:.3f} ms for work that takes time, which is impossible", ms);
+    return {};
+  }
+  const double seconds = ms * 1e-3;
+  if (work.dram_bytes > 0 && peak_dram_gbs > 0) {
+    // The bound an honest kernel can never pass. The flush before each sample
+    // evicts the inputs from the L2, so every input byte crosses DRAM during
+    // the sample; but up to an L2's worth of the output may still sit in the
+    // L2 when the kernel ends (written back later, outside the timed region).
+    // So at least dram_bytes - l2_bytes cross DRAM within the sample, at most
+    // at the peak (2 x memory clock x bus width, which no kernel reaches:
+    // about 80-90% on an H100).
+    const double must_cross = std::max(0.0, work.dram_bytes - l2_bytes);
+    if (must_cross / seconds / 1e9 > peak_dram_gbs) {
+      return fmt::format(
+          "measured {:.0f} GB/s ({:.0f} MB in {:.4f} ms), above this GPU's peak DRAM bandwidth of {:.0f} "
+          "GB/s, which is impossible (even if {:.0f} MB of the output stayed in the L2): the timing did not "
+          "see the kernel's work",
+          work.dram_bytes / seconds / 1e9, work.dram_bytes / 1e6, ms, peak_dram_gbs, l2_bytes / 1e6);
+    }
+  }
+  if (work.flops > 0 && peak_fp32_gflops > 0) {
+    // The FP32 peak: every lane of every SM doing one FMA per cycle at the
+    // highest clock the GPU reports. (Tensor cores emulating FP32, as
+    // 3xTF32, could pass it; no lab kernel does that.)
+    const double gflops = work.flops / seconds / 1e9;
+    if (gflops > peak_fp32_gflops) {
+      return fmt::format(
+          "measured {:.0f} GFLOP/s ({:.3g} FLOP in {:.4f} ms), above this GPU's peak FP32 rate of {:.0f} "
+          "GFLOP/s, which is impossible: the timing did not see the kernel's work",
+          gflops, work.flops, ms, peak_fp32_gflops);
+    }
+  }
+  return {};
+}
+
+std::string element_name(const std::string& name, std::size_t rows, std::size_t cols, std::size_t index) {
+  if (rows <= 1 || cols == 0) return fmt::format("{}[{}]", name, index);
+  return fmt::format("{}[{}][{}]", name, index / cols, index % cols);
+}
+
+}  // namespace timing
+
 namespace {
 
-// Owns the events and the buffer whose memset evicts the L2 before each sample.
+using Clock = std::chrono::steady_clock;
+
+constexpr int kWarmupRounds = 3;
+constexpr int kCalibrationLaunches = 21;
+
+std::uint64_t splitmix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+struct Sample {
+  double event_ms = 0, host_ms = 0;
+};
+
+// Owns the events, the buffer whose memset evicts the L2 before each sample,
+// the snapshots of the student's outputs and the mismatch counters.
 class Sampler {
  public:
-  Sampler() {
+  explicit Sampler(const Timed& timed) : timed_(timed) {
     flush_bytes_ = std::max<std::size_t>(2 * gpu().l2_bytes, std::size_t{8} << 20);
     CUDA_CHECK(cudaMalloc(&flush_, flush_bytes_));
     CUDA_CHECK(cudaEventCreate(&start_));
     CUDA_CHECK(cudaEventCreate(&stop_));
+    void* counters = nullptr;
+    CUDA_CHECK(cudaMalloc(&counters,
+                          2 * sizeof(unsigned long long) * std::max<std::size_t>(1, timed.outputs.size())));
+    counters_ = static_cast<unsigned long long*>(counters);
+    for (const auto& o : timed.outputs) {
+      void* p = nullptr;
+      CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(1, o.rows * o.cols) * sizeof(float)));
+      snapshots_.push_back(static_cast<float*>(p));
+    }
+    // Fresh inputs nobody can predict: not the correctness checks' (seeded
+    // from --seed), not the same in two processes.
+    std::random_device rd;
+    nonce_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
+             static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
   }
   ~Sampler() {
+    for (float* p : snapshots_) cudaFree(p);
+    cudaFree(counters_);
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
     cudaFree(flush_);
@@ -29,57 +119,169 @@ class Sampler {
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
-  double milliseconds(const std::function<void()>& launcher) {
+  // Rewrites every input with the values of round `round`.
+  void fresh_inputs(std::size_t round) {
+    for (std::size_t k = 0; k < timed_.inputs.size(); ++k) {
+      const FreshInput& in = timed_.inputs[k];
+      timing_kernels::fill_uniform(in.data, in.count, splitmix(nonce_ ^ splitmix(round * 64 + k)), in.lo,
+                                   in.hi);
+    }
+    CUDA_CHECK(cudaGetLastError());
+  }
+
+  Sample sample(const std::function<void()>& launcher) {
     // A different byte each time, so the memset really writes every line.
     CUDA_CHECK(cudaMemsetAsync(flush_, static_cast<int>(++count_ & 0xff), flush_bytes_, 0));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t0 = Clock::now();
     CUDA_CHECK(cudaEventRecord(start_, 0));
     launcher();
     CUDA_CHECK(cudaEventRecord(stop_, 0));
-    CUDA_CHECK(cudaEventSynchronize(stop_));
+    // The whole device idle: work on streams that do not wait for the legacy
+    // default stream (cudaStreamNonBlocking, graphs launched there) included.
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const auto t1 = Clock::now();
     CUDA_CHECK(cudaGetLastError());
     float ms = 0;
     CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms;
+    return {ms, std::chrono::duration<double, std::milli>(t1 - t0).count()};
+  }
+
+  // The host clock's overhead over the events: the median of host - event
+  // over empty launches, measured the same way as the samples.
+  double calibrate() {
+    std::vector<double> d;
+    for (int i = 0; i < kCalibrationLaunches; ++i) {
+      const Sample s = sample([] {});
+      d.push_back(s.host_ms - s.event_ms);
+    }
+    return median(d);
+  }
+
+  // Copies the student's outputs right after its sample, before anything
+  // else runs: what a comparison later sees is what the sample produced.
+  void snapshot() {
+    for (std::size_t k = 0; k < timed_.outputs.size(); ++k) {
+      const VerifiedOutput& o = timed_.outputs[k];
+      CUDA_CHECK(cudaMemcpyAsync(snapshots_[k], o.student, o.rows * o.cols * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, 0));
+    }
+  }
+
+  // Compares the student's outputs (the snapshots if `from_snapshot`) with
+  // the reference's; a message for the first one that is wrong, else empty.
+  std::string verify(bool from_snapshot, int run, bool warmup) {
+    if (timed_.outputs.empty()) return {};
+    std::vector<unsigned long long> counters(2 * timed_.outputs.size());
+    for (std::size_t k = 0; k < timed_.outputs.size(); ++k) {
+      counters[2 * k] = 0;
+      counters[2 * k + 1] = ~0ull;
+    }
+    CUDA_CHECK(cudaMemcpy(counters_, counters.data(), counters.size() * sizeof(counters[0]),
+                          cudaMemcpyHostToDevice));
+    for (std::size_t k = 0; k < timed_.outputs.size(); ++k) {
+      const VerifiedOutput& o = timed_.outputs[k];
+      timing_kernels::count_mismatches(from_snapshot ? snapshots_[k] : o.student, o.reference,
+                                       o.rows * o.cols, o.tolerance.atol, o.tolerance.rtol,
+                                       counters_ + 2 * k);
+    }
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(counters.data(), counters_, counters.size() * sizeof(counters[0]),
+                          cudaMemcpyDeviceToHost));
+    for (std::size_t k = 0; k < timed_.outputs.size(); ++k) {
+      if (counters[2 * k] == 0) continue;
+      const VerifiedOutput& o = timed_.outputs[k];
+      const std::size_t first = counters[2 * k + 1];
+      float got = 0, expected = 0;
+      CUDA_CHECK(cudaMemcpy(&got, (from_snapshot ? snapshots_[k] : o.student) + first, sizeof(float),
+                            cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(&expected, o.reference + first, sizeof(float), cudaMemcpyDeviceToHost));
+      return fmt::format(
+          "{}: the output of timed run {}{} was wrong at {} (got {}, expected {}; {} of {} elements "
+          "wrong). The inputs are rewritten with new values before every timed run: the kernel must "
+          "compute its output from them on every call (was a result cached from an earlier call?)",
+          timed_.what.empty() ? "the launcher" : timed_.what, run, warmup ? " (a warm-up run)" : "",
+          timing::element_name(o.name, o.rows, o.cols, first), got, expected, counters[2 * k],
+          o.rows * o.cols);
+    }
+    return {};
   }
 
  private:
+  const Timed& timed_;
   void* flush_ = nullptr;
   std::size_t flush_bytes_ = 0;
   cudaEvent_t start_{}, stop_{};
   unsigned count_ = 0;
+  unsigned long long* counters_ = nullptr;
+  std::vector<float*> snapshots_;
+  std::uint64_t nonce_ = 0;
 };
 
 }  // namespace
 
 SideBySide time_side_by_side(const std::function<void()>& student, const std::function<void()>& reference,
-                             const StopRule& rule) {
-  Sampler sampler;
-  for (int i = 0; i < 3; ++i) {
-    sampler.milliseconds(student);
-    sampler.milliseconds(reference);
-  }
+                             const Timed& timed, const StopRule& rule) {
+  SideBySide out;
+  Sampler sampler(timed);
+  const double overhead = sampler.calibrate();
   std::vector<double> s, r, ratio;
-  const auto t0 = std::chrono::steady_clock::now();
+  double fastest = 0;  // the student's fastest sample, for the physical limit
+  auto t0 = Clock::now();
   for (std::size_t round = 0;; ++round) {
-    double ts, tr;
-    if (round % 2 == 0) {
-      ts = sampler.milliseconds(student);
-      tr = sampler.milliseconds(reference);
+    const bool warmup = round < static_cast<std::size_t>(kWarmupRounds);
+    const bool student_first = round % 2 == 0;
+    sampler.fresh_inputs(round);
+    Sample ss, sr;
+    if (student_first) {
+      ss = sampler.sample(student);
+      sampler.snapshot();
+      sr = sampler.sample(reference);
     } else {
-      tr = sampler.milliseconds(reference);
-      ts = sampler.milliseconds(student);
+      sr = sampler.sample(reference);
+      ss = sampler.sample(student);
     }
+    if (std::string wrong = sampler.verify(student_first, static_cast<int>(round) + 1, warmup);
+        !wrong.empty()) {
+      out.invalid = std::move(wrong);
+      break;
+    }
+    const double ts = timing::sample_ms(ss.event_ms, ss.host_ms, overhead);
+    const double tr = timing::sample_ms(sr.event_ms, sr.host_ms, overhead);
+    if (warmup) {
+      if (round + 1 == static_cast<std::size_t>(kWarmupRounds)) t0 = Clock::now();
+      continue;
+    }
+    if (ts > ss.event_ms) ++out.student_host_timed;
+    fastest = s.empty() ? ts : std::min(fastest, ts);
     s.push_back(ts);
     r.push_back(tr);
     ratio.push_back(ts > 0 ? tr / ts : 0);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
     if (enough_samples(ratio, elapsed, rule)) break;
   }
-  SideBySide out;
   out.student_ms = summarize(s);
   out.reference_ms = summarize(r);
   out.ratio = summarize(ratio);
   out.converged = out.ratio.rel_noise <= rule.target_rel_noise;
+  if (out.valid() && !s.empty()) {
+    const GpuInfo& g = gpu();
+    const std::string impossible = timing::impossible_rate(
+        timed.work, fastest, g.peak_dram_gbs, g.peak_fp32_gflops, static_cast<double>(g.l2_bytes));
+    if (!impossible.empty()) {
+      out.invalid = fmt::format(
+          "{}: {} (work the launcher left running where the timing cannot wait for it, on another stream "
+          "or another host thread?)",
+          timed.what.empty() ? "the launcher" : timed.what, impossible);
+    }
+  }
+  if (out.valid() && out.student_host_timed * 2 > s.size()) {
+    out.remark = fmt::format(
+        "{} of the {} timed runs of {} ended after the launcher's stop event on the default stream: its "
+        "work runs on a stream that does not wait for the default stream (cudaStreamNonBlocking?). Those "
+        "runs were timed until the whole GPU was idle.",
+        out.student_host_timed, s.size(), timed.what.empty() ? "the launcher" : timed.what);
+  }
   return out;
 }
 

@@ -129,24 +129,28 @@ TEST_CASE("vector add reaches the reference kernel's bandwidth at 2^26 elements"
                      fmt::format("speed not measured: the output is wrong at n={}.\n{}", n, o.message));
     return;
   }
-  const Inputs in = random_inputs(n, n);
-  cudalab::Run run("vector_add", fmt::format("n={}", n));
-  const float* a = run.input("a", in.a);
-  const float* b = run.input("b", in.b);
-  float* c = run.output("c", n);
-  float* c_ref = run.output("c_reference", n);
-  float* c_foil = run.output("c_chunked", n);
-  const auto t =
-      cudalab::time_side_by_side([&] { vector_add(a, b, c, n); }, [&] { ref::vector_add(a, b, c_ref, n); });
+  // The timing writes fresh inputs before every round and checks every c
+  // against the reference's c of the same round.
+  bandwidth::Buffers buf({"a", "b", "c", "c_reference", "c_chunked"}, n);
+  const float *a = buf[0], *b = buf[1];
+  float *c = buf[2], *c_ref = buf[3], *c_foil = buf[4];
   const double bytes = kBytesPerElement * n;
+  cudalab::Timed timed;
+  timed.what = fmt::format("vector_add(n={})", n);
+  timed.inputs = {{buf[0], buf.count}, {buf[1], buf.count}};
+  timed.outputs = {{"c", c, c_ref, 1, buf.count, kTolerance}};
+  timed.work = bandwidth::dram_work(bytes);
+  const auto t = cudalab::time_side_by_side([&] { vector_add(a, b, c, n); },
+                                            [&] { ref::vector_add(a, b, c_ref, n); }, timed);
   const double ratio = bandwidth::record_speed(t, bytes, "reference");
+  if (ratio < 0) return;
   cudalab::note(fmt::format("vector_add: {:.3f} ms, {}; the reference kernel: {}.", t.student_ms.median,
                             bandwidth::describe_gbs(bandwidth::gbs(bytes, t.student_ms.median)),
                             bandwidth::describe_gbs(bandwidth::gbs(bytes, t.reference_ms.median))));
 
   // The foil: the same sum with each thread adding a contiguous chunk of its own.
   const auto foil = bandwidth::time_briefly([&] { ref::vector_add_chunked(a, b, c_foil, n); },
-                                            [&] { ref::vector_add(a, b, c_ref, n); });
+                                            [&] { ref::vector_add(a, b, c_ref, n); }, timed.inputs);
   cudalab::measure("chunked_ratio", foil.ratio.median, "x");
   cudalab::note(
       fmt::format("For comparison, on this GPU: each thread adding a contiguous chunk of its own "
@@ -172,24 +176,28 @@ TEST_CASE("matrix add reaches the reference kernel's bandwidth at 8192x8192") {
                      fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
     return;
   }
-  const Inputs in = random_inputs(s.count(), stream_of(s));
-  cudalab::Run run("matrix_add", s.args());
-  const float* A = run.input("A", in.a);
-  const float* B = run.input("B", in.b);
-  float* C = run.output("C", s.count());
-  float* C_ref = run.output("C_reference", s.count());
-  float* C_foil = run.output("C_swapped", s.count());
-  const auto t = cudalab::time_side_by_side([&] { matrix_add(A, B, C, s.rows, s.cols); },
-                                            [&] { ref::matrix_add(A, B, C_ref, s.rows, s.cols); });
+  bandwidth::Buffers buf({"A", "B", "C", "C_reference", "C_swapped"}, s.count());
+  const float *A = buf[0], *B = buf[1];
+  float *C = buf[2], *C_ref = buf[3], *C_foil = buf[4];
   const double bytes = kBytesPerElement * static_cast<double>(s.count());
+  cudalab::Timed timed;
+  timed.what = fmt::format("matrix_add({})", s.args());
+  timed.inputs = {{buf[0], buf.count}, {buf[1], buf.count}};
+  timed.outputs = {
+      {"C", C, C_ref, static_cast<std::size_t>(s.rows), static_cast<std::size_t>(s.cols), kTolerance}};
+  timed.work = bandwidth::dram_work(bytes);
+  const auto t = cudalab::time_side_by_side([&] { matrix_add(A, B, C, s.rows, s.cols); },
+                                            [&] { ref::matrix_add(A, B, C_ref, s.rows, s.cols); }, timed);
   const double ratio = bandwidth::record_speed(t, bytes, "reference");
+  if (ratio < 0) return;
   cudalab::note(fmt::format("matrix_add: {:.3f} ms, {}; the reference kernel: {}.", t.student_ms.median,
                             bandwidth::describe_gbs(bandwidth::gbs(bytes, t.student_ms.median)),
                             bandwidth::describe_gbs(bandwidth::gbs(bytes, t.reference_ms.median))));
 
   // The foil: the reference with row and column swapped in the thread mapping.
-  const auto foil = bandwidth::time_briefly([&] { ref::matrix_add_swapped(A, B, C_foil, s.rows, s.cols); },
-                                            [&] { ref::matrix_add(A, B, C_ref, s.rows, s.cols); });
+  const auto foil =
+      bandwidth::time_briefly([&] { ref::matrix_add_swapped(A, B, C_foil, s.rows, s.cols); },
+                              [&] { ref::matrix_add(A, B, C_ref, s.rows, s.cols); }, timed.inputs);
   cudalab::measure("swapped_ratio", foil.ratio.median, "x");
   cudalab::note(fmt::format(
       "For comparison, on this GPU: the reference with row and column swapped, threadIdx.x "

@@ -74,10 +74,38 @@ inline double gbs(double bytes, double ms) {
   return bytes / (ms * 1e-3) / 1e9;
 }
 
+// Device buffers of `count` floats each for a timing, which writes the
+// inputs itself (fresh ones every round): nothing to upload.
+struct Buffers {
+  std::vector<cudalab::GuardedBuffer> all;
+  std::size_t count;
+  Buffers(const std::vector<std::string>& names, std::size_t n) : count(n) {
+    all.reserve(names.size());
+    for (const auto& name : names) all.emplace_back(name, n, sizeof(float));
+  }
+  float* operator[](std::size_t i) const { return static_cast<float*>(all[i].data()); }
+};
+
+// The timing's description of `bytes` of compulsory traffic per call, for
+// the physical limit: a measured rate above the peak DRAM bandwidth fails.
+inline cudalab::Work dram_work(double bytes) {
+  cudalab::Work w;
+  w.dram_bytes = bytes;
+  return w;
+}
+
 // Records a side-by-side timing (student against `other`) of kernels that
 // each move `bytes`: both times, the ratio, the student's GB/s and its share
-// of the peak DRAM bandwidth. Returns the ratio other time / student time.
+// of the peak DRAM bandwidth. Returns the ratio other time / student time, or
+// a negative value, with the check failed, when the timing is invalid (a
+// timed output was wrong, or the rate impossible): then nothing is recorded,
+// the ratio least of all (the grader's partial credit reads it even from a
+// failed check).
 inline double record_speed(const cudalab::SideBySide& t, double bytes, const std::string& other) {
+  if (!t.valid()) {
+    cudalab::require(false, "speed not measured: " + t.invalid);
+    return -1;
+  }
   const double student_gbs = gbs(bytes, t.student_ms.median);
   cudalab::measure("student_ms", t.student_ms.median, "ms");
   cudalab::measure(other + "_ms", t.reference_ms.median, "ms");
@@ -88,6 +116,7 @@ inline double record_speed(const cudalab::SideBySide& t, double bytes, const std
     cudalab::measure("pct_peak_dram", 100 * student_gbs / peak, "%");
   cudalab::measure("noise", 100 * t.ratio.rel_noise, "%");
   cudalab::measure("rounds", static_cast<double>(t.ratio.n));
+  if (!t.remark.empty()) cudalab::note(t.remark);
   return t.ratio.median;
 }
 
@@ -99,16 +128,19 @@ inline std::string describe_gbs(double value) {
   return fmt::format("{:.0f} GB/s, {:.0f}% of this GPU's peak DRAM bandwidth", value, 100 * value / peak);
 }
 
-// A shorter timing, for comparisons shown as notes (a foil, a copy kernel):
-// a second or so, to a few percent.
-inline cudalab::SideBySide time_briefly(const std::function<void()>& student,
-                                        const std::function<void()>& other) {
+// A shorter timing, for comparisons shown as notes (a foil against the
+// reference, a copy kernel): a second or so, to a few percent. Only the
+// course's kernels: a student's launcher is timed with its outputs verified.
+inline cudalab::SideBySide time_briefly(const std::function<void()>& foil, const std::function<void()>& other,
+                                        const std::vector<cudalab::FreshInput>& inputs) {
   cudalab::StopRule rule;
   rule.min_samples = 5;
   rule.max_samples = 50;
   rule.target_rel_noise = 0.02;
   rule.budget_s = 1.0;
-  return cudalab::time_side_by_side(student, other, rule);
+  cudalab::Timed timed;
+  timed.inputs = inputs;
+  return cudalab::time_side_by_side(foil, other, timed, rule);
 }
 
 }  // namespace bandwidth

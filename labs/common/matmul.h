@@ -113,6 +113,10 @@ inline std::vector<std::string> check_values(Launcher launcher, const std::strin
 
 // Times launcher against other at shape s, after checking the launcher's
 // output there: a speed counts only for a kernel whose output is right.
+// The timing gives both fresh inputs in every round and checks every output
+// of the launcher against other's of the same round (other must compute the
+// same product: the reference, the naive kernel), and fails the check if an
+// output was wrong or the measured rate is above the GPU's FP32 peak.
 // Records the measurements; returns the median ratio other/launcher (> 1:
 // the launcher is faster), or a negative value if nothing was measured.
 inline double speed_ratio(Launcher launcher, const std::string& name, Launcher other,
@@ -124,14 +128,29 @@ inline double speed_ratio(Launcher launcher, const std::string& name, Launcher o
                      fmt::format("speed not measured: the output is wrong at {}.\n{}", s.str(), o.message));
     return -1;
   }
-  const Inputs in = random_inputs(s);
-  cudalab::Run run(name, s.args());
-  const float* A = run.input("A", in.A);
-  const float* B = run.input("B", in.B);
-  float* C1 = run.output("C", static_cast<std::size_t>(s.M) * s.N);
-  float* C2 = run.output("C2", static_cast<std::size_t>(s.M) * s.N);
-  const auto t = cudalab::time_side_by_side([&] { launcher(A, B, C1, s.M, s.N, s.K); },
-                                            [&] { other(A, B, C2, s.M, s.N, s.K); });
+  // No uploads: the timing writes the inputs itself, new ones every round.
+  const std::size_t a_count = static_cast<std::size_t>(s.M) * s.K,
+                    b_count = static_cast<std::size_t>(s.K) * s.N,
+                    c_count = static_cast<std::size_t>(s.M) * s.N;
+  cudalab::GuardedBuffer A("A", a_count, sizeof(float)), B("B", b_count, sizeof(float));
+  cudalab::GuardedBuffer C1("C", c_count, sizeof(float)), C2("C2", c_count, sizeof(float));
+  const float* a = static_cast<const float*>(A.data());
+  const float* b = static_cast<const float*>(B.data());
+  float* c1 = static_cast<float*>(C1.data());
+  float* c2 = static_cast<float*>(C2.data());
+  cudalab::Timed timed;
+  timed.what = fmt::format("{}({})", name, s.args());
+  timed.inputs = {{static_cast<float*>(A.data()), a_count}, {static_cast<float*>(B.data()), b_count}};
+  timed.outputs = {{"C", c1, c2, static_cast<std::size_t>(s.M), static_cast<std::size_t>(s.N),
+                    cudalab::Tolerance::for_sum(s.K)}};
+  timed.work.flops = static_cast<double>(s.flops());
+  const auto t = cudalab::time_side_by_side([&] { launcher(a, b, c1, s.M, s.N, s.K); },
+                                            [&] { other(a, b, c2, s.M, s.N, s.K); }, timed);
+  if (!t.valid()) {
+    // No ratio recorded: the grader's partial credit reads it even from a failed check.
+    cudalab::require(false, "speed not measured: " + t.invalid);
+    return -1;
+  }
   const auto& g = cudalab::gpu();
   const double gflops = s.flops() / (t.student_ms.median * 1e-3) / 1e9;
   cudalab::measure("student_ms", t.student_ms.median, "ms");
@@ -141,6 +160,7 @@ inline double speed_ratio(Launcher launcher, const std::string& name, Launcher o
   if (g.peak_fp32_gflops > 0) cudalab::measure("pct_peak_fp32", 100 * gflops / g.peak_fp32_gflops, "%");
   cudalab::measure("noise", 100 * t.ratio.rel_noise, "%");
   cudalab::measure("rounds", static_cast<double>(t.ratio.n));
+  if (!t.remark.empty()) cudalab::note(t.remark);
   return t.ratio.median;
 }
 
