@@ -1,13 +1,17 @@
 #include "checks.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cudalab/evidence.h"
 #include "process.h"
 
 extern char** environ;
@@ -27,6 +31,11 @@ bool parse_check_record(const std::string& json_text, const std::string& name, C
   if (skipped_reason && doc.contains("skipped") && doc["skipped"].is_string())
     *skipped_reason = doc["skipped"].get<std::string>();
   if (!doc.contains("checks") || !doc["checks"].is_array()) return false;
+  // One result per check and process: a second one with the same name is not
+  // the harness's doing, and neither is to be believed.
+  int same_name = 0;
+  for (const auto& c : doc["checks"]) same_name += c.is_object() && c.value("name", "") == name ? 1 : 0;
+  if (same_name != 1) return false;
   for (const auto& c : doc["checks"]) {
     if (!c.is_object() || c.value("name", "") != name) continue;
     out.verdict = c.value("verdict", "error");
@@ -61,6 +70,56 @@ std::string tail(const std::string& s, std::size_t max = 4000) {
   const std::size_t nl = s.find('\n', from);
   if (nl != std::string::npos) from = nl + 1;
   return "[...]\n" + s.substr(from);
+}
+
+// Closes on scope exit.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  ~Descriptor() { reset(); }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+// A pass from the test process stands only if its evidence agrees with the
+// reference solution's on the same inputs: that process runs the student's
+// code, and whatever it says of itself may be forged.
+void judge_evidence(const std::filesystem::path& student, const std::filesystem::path& reference,
+                    const CheckSpec& check, CheckResult& r) {
+  evidence::Evidence mine, theirs;
+  std::string error;
+  if (!evidence::read(reference.string(), theirs, error)) {
+    r.verdict = "error";
+    r.failures.push_back(
+        fmt::format("the grader has no reference evidence for this check ({}): it cannot judge "
+                    "it; tell your instructor",
+                    error));
+    return;
+  }
+  if (!evidence::read(student.string(), mine, error)) {
+    r.verdict = "fail";
+    r.failures.push_back(
+        fmt::format("the test process reported a pass but left no readable evidence of its outputs ({}): the "
+                    "grader judges "
+                    "every correctness check from the outputs themselves",
+                    error));
+    return;
+  }
+  const evidence::Verdict v = evidence::judge(mine, theirs, check.judge);
+  if (v.ok) return;
+  r.verdict = "fail";
+  r.failures = v.failures;
+  r.notes.push_back(
+      "judged by the grader, outside the test process, against the reference solution's outputs for the same "
+      "inputs");
 }
 
 }  // namespace
@@ -118,12 +177,38 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   r.name = check.name;
   r.kind = check.kind;
   std::filesystem::create_directories(ctx.work_dir);
-  const auto record = ctx.work_dir / fmt::format("{}-{}-{}.json", lab.id, check.id, getpid());
+  const std::string stem = fmt::format("{}-{}-{}", lab.id, check.id, getpid());
+  const auto record = ctx.work_dir / (stem + ".json");
   std::filesystem::remove(record);
+  // Correctness checks leave their outputs as evidence; the student's are
+  // judged here against the reference's (cudalab/evidence.h).
+  const bool with_evidence = check.kind == "correctness" && ctx.sanitizer.empty() &&
+                             (!ctx.evidence_out.empty() || !ctx.reference_evidence.empty());
+  const auto evidence_file =
+      !ctx.evidence_out.empty() ? ctx.evidence_out : ctx.work_dir / (stem + ".evidence");
+
+  // The record and the evidence reach the test process as descriptors this
+  // process opened: their paths (and the folders the grader reads) never
+  // appear in what the student's code can see.
+  Descriptor record_fd(::open(record.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  Descriptor evidence_fd(
+      with_evidence ? ::open(evidence_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1);
+  if (record_fd.get() < 0 || (with_evidence && evidence_fd.get() < 0)) {
+    r.verdict = "error";
+    r.failures.push_back(fmt::format("the grader could not create its record files in {}: {}",
+                                     ctx.work_dir.string(), std::strerror(errno)));
+    return r;
+  }
+  constexpr int kRecordFd = 3, kEvidenceFd = 4;
 
   ProcessOptions opt;
-  opt.argv = {std::filesystem::absolute(ctx.binary).string(), "--record", record.string(), "--lab-toml",
-              std::filesystem::absolute(ctx.lab_toml).string()};
+  opt.argv = {std::filesystem::absolute(ctx.binary).string(), "--record-fd", std::to_string(kRecordFd),
+              "--lab-toml", std::filesystem::absolute(ctx.lab_toml).string()};
+  opt.pass_fds.push_back({record_fd.get(), kRecordFd});
+  if (with_evidence) {
+    opt.argv.insert(opt.argv.end(), {"--evidence-fd", std::to_string(kEvidenceFd)});
+    opt.pass_fds.push_back({evidence_fd.get(), kEvidenceFd});
+  }
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
   opt.argv.push_back(check.name);
   opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
@@ -154,11 +239,17 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   }
   const ProcessResult p = run_process(opt);
   r.seconds = p.seconds;
+  record_fd.reset();
+  evidence_fd.reset();
 
   std::string skipped;
   const bool have =
       std::filesystem::exists(record) && parse_check_record(read_file(record), check.name, r, &skipped);
   std::filesystem::remove(record);
+  if (with_evidence && ctx.evidence_out.empty()) {
+    if (r.verdict == "pass") judge_evidence(evidence_file, ctx.reference_evidence, check, r);
+    std::filesystem::remove(evidence_file);
+  }
 
   if (!p.started) {
     r.verdict = "error";

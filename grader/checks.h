@@ -42,6 +42,12 @@ struct RunContext {
   // racecheck, synccheck or initcheck. Speed checks are then not run.
   std::string sanitizer;
   double max_timeout_s = 0;  // caps the lab's per-check timeout when > 0
+  // Correctness checks: where the test process's evidence goes (kept there:
+  // the reference's run), or the reference's evidence to judge it against
+  // (the student's run: the evidence is then a scratch file). Both empty: no
+  // evidence (./cudalab test, sanitizer runs).
+  std::filesystem::path evidence_out;
+  std::filesystem::path reference_evidence;
 };
 
 // The sanitizer's first report, the kernel it names and its summary line, for

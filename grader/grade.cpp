@@ -91,12 +91,80 @@ void score_submission(SubmissionGrade& g) {
 
 Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
 
+namespace {
+
+fs::path slot_dir(const fs::path& work_dir, int slot) {
+  if (slot == Grader::kReferenceSlot) return work_dir / "reference";
+  return slot == 0 ? work_dir : work_dir / fmt::format("slot-{}", slot);
+}
+
+}  // namespace
+
 fs::path Grader::overlay(int slot) const {
-  return (slot == 0 ? cfg_.work_dir : cfg_.work_dir / fmt::format("slot-{}", slot)) / "overlay" / "labs";
+  return slot_dir(cfg_.work_dir, slot) / "overlay" / "labs";
 }
 
 fs::path Grader::build(int slot) const {
-  return (slot == 0 ? cfg_.work_dir : cfg_.work_dir / fmt::format("slot-{}", slot)) / "build";
+  return slot_dir(cfg_.work_dir, slot) / "build";
+}
+
+std::string Grader::build_reference(const LabSpec& lab, bool cpu_mode) {
+  const std::string target = lab.id + (cpu_mode ? "-tests-cpu" : "-tests");
+  if (auto it = reference_built_.find(target); it != reference_built_.end()) return it->second;
+  std::string& result = reference_built_[target];
+  // The solutions as the student files of every lab of the course.
+  SubmissionPlan plan;
+  for (const auto& l : cfg_.labs) {
+    LabFiles files;
+    files.lab = l.id;
+    for (const auto& f : l.student_files) {
+      const fs::path src = cfg_.source_root / "solutions" / l.id / f;
+      if (fs::is_regular_file(src))
+        files.found.push_back({f, src});
+      else
+        files.missing.push_back("missing " + src.string());
+    }
+    plan.labs.push_back(files);
+  }
+  if (const LabFiles* mine = plan.find(lab.id); mine && !mine->complete()) {
+    result = fmt::format("the reference solution of {} is missing ({}): correctness cannot be judged", lab.id,
+                         mine->missing.front());
+    return result;
+  }
+  std::string error;
+  if (!ensure_configured(kReferenceSlot, error)) return result = error;
+  sync_overlay(&plan, kReferenceSlot);
+  bool ok = false;
+  const std::string log = build_lab(target, kReferenceSlot, ok);
+  if (!ok) result = fmt::format("building the reference solution's {} failed:\n{}", target, log);
+  return result;
+}
+
+fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                    bool cpu_mode, std::string& error) {
+  error = build_reference(lab, cpu_mode);
+  if (!error.empty()) return {};
+  const fs::path binary = build(kReferenceSlot) / "labs" / (lab.id + (cpu_mode ? "-tests-cpu" : "-tests"));
+  const fs::path file = slot_dir(cfg_.work_dir, kReferenceSlot) / "evidence" / (cpu_mode ? "cpu" : "gpu") /
+                        (ctx.seed.empty() ? "default" : ctx.seed) / lab.id / (check.id + ".evidence");
+  std::error_code ec;
+  if (fs::exists(file, ec) && fs::last_write_time(file, ec) >= fs::last_write_time(binary, ec)) return file;
+  fs::create_directories(file.parent_path());
+  RunContext rc = ctx;
+  rc.binary = binary;
+  rc.sanitizer.clear();
+  rc.reference_evidence.clear();
+  rc.evidence_out = file.string() + ".tmp";
+  const CheckResult r = run_check(rc, lab, check);
+  if (!r.passed()) {
+    fs::remove(rc.evidence_out, ec);
+    error = fmt::format(
+        "the reference solution did not pass the check {} of {} ({}{}): the grader cannot judge it", check.id,
+        lab.id, r.verdict, r.failures.empty() ? "" : ": " + r.failures.front());
+    return {};
+  }
+  fs::rename(rc.evidence_out, file);
+  return file;
 }
 
 bool Grader::ensure_configured(int slot, std::string& error) {
@@ -300,6 +368,15 @@ bool Grader::prepare(std::string& error) {
       }
     }
   }
+  // The judge's side: the reference solutions built the same way.
+  for (const auto& lab : cfg_.labs)
+    for (bool cpu : {false, true}) {
+      if (cpu && !cfg_.course.cpu_mode) continue;
+      if (const std::string e = build_reference(lab, cpu); !e.empty()) {
+        error = e;
+        return false;
+      }
+    }
   ProcessOptions opt;
   opt.argv = {"meson", "compile", "-C", build(0).string(), "cudalab-gpuinfo"};
   opt.timeout_s = cfg_.course.build_timeout_s;
@@ -447,7 +524,22 @@ SubmissionGrade Grader::run(Staged st) {
     ctx.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     ctx.lab_toml = lab.spec->file;
     for (const auto& check : lab.spec->checks) {
-      CheckResult r = run_check(ctx, *lab.spec, check);
+      RunContext cc = ctx;
+      std::string no_judge;
+      if (check.kind == "correctness") {
+        cc.reference_evidence = reference_evidence(ctx, *lab.spec, check, g.cpu_mode, no_judge);
+        if (cc.reference_evidence.empty()) {
+          // Without the reference's outputs nothing can be judged: a pass
+          // from the test process alone is worth nothing.
+          CheckResult r;
+          r.id = check.id, r.name = check.name, r.kind = check.kind;
+          r.verdict = "error";
+          r.failures.push_back(no_judge);
+          lab.results.push_back(std::move(r));
+          continue;
+        }
+      }
+      CheckResult r = run_check(cc, *lab.spec, check);
       // Under the sanitizers too: a kernel can be right by luck (a race that
       // did not bite, a read past the end that found harmless values).
       for (const auto& tool : cfg_.sanitizers) {

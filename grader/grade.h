@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ class Grader {
 
   const GraderConfig& config() const { return cfg_; }
 
+  // The slot of the reference solutions, built like a submission in their own
+  // folder: the judge's side of every correctness check (cudalab/evidence.h).
+  static constexpr int kReferenceSlot = -1;
+
  private:
   std::filesystem::path overlay(int slot) const;
   std::filesystem::path build(int slot) const;
@@ -87,7 +92,17 @@ class Grader {
   // cpu_mode: the objects of the CPU-mode build (<lab>-tests-cpu).
   std::string policy_problems(const LabSpec& lab, int slot, bool fresh_only = false, bool cpu_mode = false);
 
+  // Builds the reference's test binary of a lab for GPU or CPU mode (once per
+  // grader); "" or why it could not.
+  std::string build_reference(const LabSpec& lab, bool cpu_mode);
+  // The reference's evidence for a check at this seed and mode: run once and
+  // kept (a batch reuses it), rebuilt when the reference binary is newer.
+  // Empty with `error` set if there is none.
+  std::filesystem::path reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                           bool cpu_mode, std::string& error);
+
   GraderConfig cfg_;
+  std::map<std::string, std::string> reference_built_;  // "<lab>-tests[-cpu]" -> "" or the error
 };
 
 // Fills score, max_score and each lab's points from its results. Host-only.

@@ -123,6 +123,12 @@ ProcessResult run_process(const ProcessOptions& options) {
     dup2(fds[1], STDERR_FILENO);
     const int devnull = open("/dev/null", O_RDONLY);
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
+    // Descriptors handed over: first out of the way (a source may be another
+    // pair's target), then into place, without close-on-exec.
+    std::vector<int> moved;
+    for (const auto& [from, to] : options.pass_fds) moved.push_back(fcntl(from, F_DUPFD_CLOEXEC, 100));
+    for (std::size_t i = 0; i < moved.size(); ++i)
+      if (moved[i] < 0 || dup2(moved[i], options.pass_fds[i].second) < 0) _exit(127);
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
       dprintf(STDERR_FILENO, "cannot enter %s: %s\n", options.cwd.c_str(), std::strerror(errno));
       _exit(127);

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudalab {
@@ -20,6 +21,9 @@ struct ProcessOptions {
   // Added to the child's nice value: builds that overlap a timed check run
   // at a lower priority, so the check's host thread gets a core at once.
   int niceness = 0;
+  // Open descriptors the child gets: (ours, its number). The record and the
+  // evidence of a check travel this way, never as paths.
+  std::vector<std::pair<int, int>> pass_fds;
 };
 
 struct ProcessResult {

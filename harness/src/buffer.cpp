@@ -51,11 +51,18 @@ void GuardedBuffer::poison() {
   CUDA_CHECK(cudaMemset(user_, kPoisonByte, bytes()));
 }
 
-std::vector<std::string> GuardedBuffer::guard_damage() const {
-  if (guard_ == 0) return {};
-  std::vector<std::uint8_t> before(guard_), after(guard_);
+void GuardedBuffer::guard_zones(std::vector<std::uint8_t>& before, std::vector<std::uint8_t>& after) const {
+  before.assign(guard_, 0);
+  after.assign(guard_, 0);
+  if (guard_ == 0) return;
   CUDA_CHECK(cudaMemcpy(before.data(), base_, guard_, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(after.data(), user_ + bytes(), guard_, cudaMemcpyDeviceToHost));
+}
+
+std::vector<std::string> GuardedBuffer::guard_damage() const {
+  if (guard_ == 0) return {};
+  std::vector<std::uint8_t> before, after;
+  guard_zones(before, after);
   return describe_guard_damage(name_, elem_size_, count_, before, after);
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cudalab/evidence.h"
 #include "cudalab/testing.h"
 
 namespace cudalab::detail {
@@ -38,6 +39,9 @@ class RecordListener : public ListenerBase {
     ListenerBase::testCaseStarting(info);
     start_ = std::chrono::steady_clock::now();
     cudalab::begin_check(std::string(info.name));
+    // Correctness checks leave evidence for the grader's judge.
+    const cudalab::CheckSpec* spec = cudalab::this_lab().find_by_name(std::string(info.name));
+    cudalab::evidence::set_enabled(spec && spec->kind == "correctness");
   }
 
   CUDALAB_ASSERTION_RESULT assertionEnded(Catch::AssertionStats const& stats) override {
@@ -74,6 +78,7 @@ CATCH_REGISTER_LISTENER(RecordListener)
 int main(int argc, char** argv) {
   Catch::Session session;
   std::string record, lab_toml, seed;
+  int record_fd = -1, evidence_fd = -1;
 #if CUDALAB_CATCH_V3
   using Catch::Clara::Opt;
 #else
@@ -82,6 +87,9 @@ int main(int argc, char** argv) {
   session.cli(
       session.cli() |
       Opt(record, "file")["--record"]("write the machine-readable JSON record of the checks here") |
+      Opt(record_fd, "fd")["--record-fd"]("write the record to this open descriptor (the grader's)") |
+      Opt(evidence_fd,
+          "fd")["--evidence-fd"]("write the outputs of correctness checks here, for the grader's judge") |
       Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |
       Opt(seed, "seed")["--seed"]("seed for the random inputs (default 2026; also CUDALAB_SEED)"));
   if (int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
@@ -120,6 +128,8 @@ int main(int argc, char** argv) {
   if (record.empty())
     if (const char* env = std::getenv("CUDALAB_RECORD")) record = env;
   cudalab::set_record_path(record);
+  if (record_fd >= 0) cudalab::set_record_fd(record_fd);
+  cudalab::evidence::set_sink(evidence_fd);
   cudalab::set_record_context("lab", cudalab::this_lab().id);
   cudalab::set_record_context("seed", std::to_string(cudalab::seed()));
 

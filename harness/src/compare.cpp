@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cudalab/buffer.h"
+#include "cudalab/evidence.h"
 
 namespace cudalab {
 
@@ -88,6 +89,9 @@ std::string value(double v) {
 Comparison compare(const std::string& name, const std::vector<float>& got,
                    const std::vector<double>& expected, std::size_t rows, std::size_t cols,
                    const CompareOptions& options) {
+  // In a graded correctness check, the grader judges these same outputs again
+  // outside the test process (cudalab/evidence.h).
+  evidence::record_compared(name, got, expected, rows, cols, options);
   Comparison c;
   c.name = name;
   c.rows = rows;

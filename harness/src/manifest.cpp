@@ -113,8 +113,8 @@ bool identifier(const std::string& s) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
   });
 }
-const std::set<std::string> kCheckKeys = {"id",         "name",     "kind",      "points",
-                                          "visibility", "requires", "timeout_s", "credit"};
+const std::set<std::string> kCheckKeys = {"id",       "name",      "kind",   "points", "visibility",
+                                          "requires", "timeout_s", "credit", "judge"};
 const std::set<std::string> kVisibility = {"visible", "hidden", "after_due_date", "after_published"};
 
 }  // namespace
@@ -192,6 +192,15 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
     if (!points) rd.fail(c, where + ": missing 'points'");
     if (*points < 0) rd.fail(c->get("points"), where + ": points must be >= 0");
     spec.points = *points;
+    if (c->get("judge")) {
+      spec.judge = rd.string(*c, "judge", where, true);
+      if (spec.judge != "values" && spec.judge != "memory")
+        rd.fail(c->get("judge"), where + ": judge must be \"values\" or \"memory\"");
+      if (spec.kind != "correctness")
+        rd.fail(c->get("judge"), where +
+                                     ": judge is for correctness checks (a speed check is judged by the "
+                                     "correctness checks it requires)");
+    }
     if (c->get("visibility")) {
       spec.visibility = rd.string(*c, "visibility", where, true);
       if (!kVisibility.count(spec.visibility))

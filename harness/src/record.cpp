@@ -1,5 +1,8 @@
 #include "cudalab/record.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +13,7 @@ namespace {
 
 struct State {
   std::string path;
+  int fd = -1;  // the grader's descriptor (--record-fd): no path a student could learn
   nlohmann::json doc = {{"format", "cudalab-record/1"}, {"checks", nlohmann::json::array()}};
   nlohmann::json check;  // the running one
   std::string name;
@@ -21,8 +25,23 @@ State& state() {
   return s;
 }
 
+// The whole document at offset 0, then cut to its length: a reader after the
+// process ended sees the last complete document (a crash mid-write leaves one
+// the grader cannot parse, and the check is reported as a crash anyway).
+void write_fd(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+  if (::ftruncate(fd, static_cast<off_t>(text.size())) != 0) return;
+}
+
 void write() {
   State& s = state();
+  if (s.fd >= 0) write_fd(s.fd, s.doc.dump(2) + "\n");
   if (s.path.empty()) return;
   const std::string tmp = s.path + ".tmp";
   {
@@ -37,6 +56,11 @@ void write() {
 
 void set_record_path(const std::string& path) {
   state().path = path;
+  write();
+}
+
+void set_record_fd(int fd) {
+  state().fd = fd;
   write();
 }
 

@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "cudalab/check.h"
+#include "cudalab/evidence.h"
 #include "cudalab/lab.cuh"
 
 namespace cudalab {
@@ -162,7 +163,9 @@ LaunchOutcome Run::launch(const std::function<void()>& launcher) {
   // must never pass as this one's output.
   for (std::size_t i = 0; i < buffers_.size(); ++i)
     if (originals_[i].empty()) buffers_[i].poison();
-  return run_launcher(fmt::format("{}({})", launcher_, shape_), launcher);
+  const std::string what = fmt::format("{}({})", launcher_, shape_);
+  evidence::set_label(what);  // the outputs compared next belong to this launch
+  return run_launcher(what, launcher);
 }
 
 const GuardedBuffer& Run::find(const std::string& name) const {
@@ -181,12 +184,25 @@ std::vector<float> Run::result(const std::string& name) const {
 std::vector<std::string> Run::memory_problems() const {
   std::vector<std::string> problems;
   if (context_lost()) return {"guard zones and inputs not checked: the GPU context was lost"};
+  std::vector<evidence::BufferState> states;
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
     const GuardedBuffer& b = buffers_[i];
-    for (auto& m : b.guard_damage()) problems.push_back(m);
-    if (originals_[i].empty()) continue;
+    evidence::BufferState st;
+    st.name = b.name();
+    st.input = !originals_[i].empty();
+    st.count = b.count();
+    st.elem_size = sizeof(float);
+    b.guard_zones(st.guard_before, st.guard_after);
+    for (auto& m : describe_guard_damage(b.name(), sizeof(float), b.count(), st.guard_before, st.guard_after))
+      problems.push_back(m);
+    if (originals_[i].empty()) {
+      states.push_back(std::move(st));
+      continue;
+    }
     std::vector<float> now(b.count());
     b.download(now.data());
+    st.content_hash = evidence::hash_bytes(now.data(), now.size() * sizeof(float));
+    states.push_back(std::move(st));
     std::size_t changed = 0, first = 0;
     for (std::size_t k = 0; k < now.size(); ++k) {
       if (std::memcmp(&now[k], &originals_[i][k], sizeof(float)) != 0) {
@@ -200,6 +216,8 @@ std::vector<std::string> Run::memory_problems() const {
                       b.name(), changed, now.size(), b.name(), first, originals_[i][first], now[first]));
     }
   }
+  evidence::set_label(fmt::format("{}({})", launcher_, shape_));
+  evidence::record_memory(states);
   return problems;
 }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/evidence.h"
 #include "cudalab/testing.h"
 
 namespace bandwidth {
@@ -55,6 +56,8 @@ inline Outcome judge(const cudalab::Run& run, const cudalab::LaunchOutcome& laun
       cudalab::compare(output, run.result(output), expected, s.rows, s.cols, options);
   out.values_ok = c.ok();
   if (!out.values_ok) out.message = fmt::format("{}({}): {}", run.launcher(), run.shape(), c.describe());
+  // Writing nothing outside the output proves nothing for a launch that wrote nothing.
+  if (c.unwritten == c.rows * c.cols) out.memory.push_back(cudalab::evidence::nothing_written(output, c.unwritten));
   return out;
 }
 

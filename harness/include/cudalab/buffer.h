@@ -54,6 +54,8 @@ class GuardedBuffer {
   void poison();
   // Messages for each guard zone written; empty when both are intact.
   std::vector<std::string> guard_damage() const;
+  // The zones' raw bytes (empty without guard zones), for the evidence.
+  void guard_zones(std::vector<std::uint8_t>& before, std::vector<std::uint8_t>& after) const;
 
  private:
   std::string name_;

@@ -31,6 +31,9 @@ struct CheckSpec {
   std::string name;                    // the Catch2 test case: a sentence
   std::string kind;                    // "correctness" or "speed"
   std::string visibility = "visible";  // visible, hidden, after_due_date, after_published
+  // How the grader judges a correctness check's outputs outside the test
+  // process (cudalab/evidence.h): "values" or "memory".
+  std::string judge = "values";
   double points = 0;
   double timeout_s = 0;                   // 0: the lab's default
   std::vector<std::string> required;      // lab.toml's "requires": ids that must pass for this one to count

@@ -23,6 +23,9 @@ void mark_not_run(const std::string& reason);
 
 // Where the record goes (empty: nowhere). Set by the test main.
 void set_record_path(const std::string& path);
+// Or to a descriptor the grader opened (graded runs: the record's path never
+// reaches the test process, whose argv and environment the student can read).
+void set_record_fd(int fd);
 void set_record_context(const std::string& key, const std::string& value);
 
 // The running check's name (the Catch2 test case); empty between checks.

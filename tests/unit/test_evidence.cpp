@@ -1,0 +1,195 @@
+// The evidence a correctness check leaves and the grader's judge of it
+// (cudalab/evidence.h): written through a descriptor as the test process
+// does, read back and judged as the grader does.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cudalab/buffer.h"
+#include "cudalab/catch.h"
+#include "cudalab/evidence.h"
+
+namespace ev = cudalab::evidence;
+namespace fs = std::filesystem;
+
+namespace {
+
+float poison() {
+  float f;
+  const std::uint32_t bits = 0xFFFFFFFFu;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+struct Launch {
+  std::string label = "matmul(M=2 N=3 K=4)";
+  std::vector<float> got = {1, 2, 3, 4, 5, 6};
+  std::vector<double> expected = {1, 2, 3, 4, 5, 6};
+  std::vector<std::uint8_t> guard_after = std::vector<std::uint8_t>(64, cudalab::kGuardByte);
+  std::uint64_t input_hash = 42;
+};
+
+// Writes one check's evidence as the harness does, for these launches.
+ev::Evidence write_and_read(const std::vector<Launch>& launches, const std::string& tag) {
+  const fs::path file = fs::temp_directory_path() / ("cudalab-evidence-" + tag + ".bin");
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  REQUIRE(fd >= 0);
+  ev::set_sink(fd);
+  ev::set_enabled(true);
+  for (const auto& l : launches) {
+    ev::set_label(l.label);
+    ev::BufferState a;
+    a.name = "A", a.input = true, a.count = 8, a.elem_size = 4, a.content_hash = l.input_hash;
+    a.guard_before = a.guard_after = std::vector<std::uint8_t>(64, cudalab::kGuardByte);
+    ev::BufferState c;
+    c.name = "C", c.count = 6, c.elem_size = 4;
+    c.guard_before = std::vector<std::uint8_t>(64, cudalab::kGuardByte);
+    c.guard_after = l.guard_after;
+    ev::record_memory({a, c});
+    cudalab::CompareOptions options;
+    options.tolerance.atol = 1e-3;
+    options.tolerance.rtol = 0;
+    ev::record_compared("C", l.got, l.expected, 2, 3, options);
+  }
+  ev::set_enabled(false);
+  ev::set_sink(-1);
+  ::close(fd);
+  ev::Evidence out;
+  std::string error;
+  REQUIRE(ev::read(file.string(), out, error));
+  CHECK(error.empty());
+  fs::remove(file);
+  return out;
+}
+
+std::string all(const ev::Verdict& v) {
+  std::string s;
+  for (const auto& f : v.failures) s += f + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("evidence written through a descriptor reads back record for record") {
+  Launch l;
+  const ev::Evidence e = write_and_read({l, l}, "roundtrip");
+  REQUIRE(e.records.size() == 4);
+  CHECK(e.records[0].kind == ev::Record::Kind::memory);
+  CHECK(e.records[0].memory.label == "matmul(M=2 N=3 K=4)");
+  REQUIRE(e.records[0].memory.buffers.size() == 2);
+  CHECK(e.records[0].memory.buffers[0].content_hash == 42);
+  CHECK(e.records[1].kind == ev::Record::Kind::compared);
+  CHECK(e.records[1].compared.got == l.got);
+  CHECK(e.records[1].compared.expected == l.expected);
+  CHECK(e.records[1].compared.atol == 1e-3);
+}
+
+TEST_CASE("outputs that match the reference's expected values are judged correct") {
+  const Launch ref;
+  Launch mine;
+  mine.got[4] += 1e-4f;  // within the reference's tolerance
+  const auto v = ev::judge(write_and_read({mine}, "s1"), write_and_read({ref}, "r1"), "values");
+  CHECK(v.ok);
+  CHECK(v.failures.empty());
+}
+
+TEST_CASE("a wrong output fails however the test process judged it, with the harness's own diagnosis") {
+  const Launch ref;
+  Launch mine;
+  mine.got[5] = 0;
+  const auto v = ev::judge(write_and_read({mine}, "s2"), write_and_read({ref}, "r2"), "values");
+  CHECK_FALSE(v.ok);
+  REQUIRE(v.failures.size() == 1);
+  CHECK(v.failures[0].find("matmul(M=2 N=3 K=4)") == 0);
+  CHECK(v.failures[0].find("1 of 6 elements are wrong") != std::string::npos);
+}
+
+TEST_CASE("the tolerance comes from the reference's evidence, never from the student's") {
+  Launch ref;
+  Launch mine;
+  mine.got[0] = 1.5f;  // far outside 1e-3
+  ev::Evidence s = write_and_read({mine}, "s3");
+  s.records[1].compared.atol = 1e9;  // a forged tolerance
+  s.records[1].compared.expected = {1.5, 2, 3, 4, 5, 6};
+  const auto v = ev::judge(s, write_and_read({ref}, "r3"), "values");
+  CHECK_FALSE(v.ok);
+}
+
+TEST_CASE("a check that stops early or compares other launches is not judged correct") {
+  const Launch ref;
+  Launch other;
+  other.label = "matmul(M=1 N=1 K=1)";
+  const auto r = write_and_read({ref, ref}, "r4");
+  const auto short_run = ev::judge(write_and_read({ref}, "s4"), r, "values");
+  CHECK_FALSE(short_run.ok);
+  CHECK(all(short_run).find("ended before") != std::string::npos);
+  const auto wrong_launch = ev::judge(write_and_read({ref, other}, "s5"), r, "values");
+  CHECK_FALSE(wrong_launch.ok);
+  CHECK(all(wrong_launch).find("not run the check as written") != std::string::npos);
+  const auto nothing = ev::judge(ev::Evidence{}, r, "values");
+  CHECK_FALSE(nothing.ok);
+}
+
+TEST_CASE("the memory judge finds writes past the end and changed inputs, not wrong values") {
+  const Launch ref;
+  Launch wrong_values;
+  wrong_values.got = {9, 9, 9, 9, 9, 9};
+  CHECK(ev::judge(write_and_read({wrong_values}, "s6"), write_and_read({ref}, "r6"), "memory").ok);
+
+  Launch past_end;
+  past_end.guard_after[4] = 0;  // the second float after C
+  const auto v = ev::judge(write_and_read({past_end}, "s7"), write_and_read({ref}, "r7"), "memory");
+  CHECK_FALSE(v.ok);
+  CHECK(all(v).find("past the end of C") != std::string::npos);
+
+  Launch changed;
+  changed.input_hash = 7;
+  const auto w = ev::judge(write_and_read({changed}, "s8"), write_and_read({ref}, "r8"), "memory");
+  CHECK_FALSE(w.ok);
+  CHECK(all(w).find("changed the input A") != std::string::npos);
+}
+
+TEST_CASE("a memory check does not pass for a launch that wrote none of its output") {
+  const Launch ref;
+  Launch nothing;
+  nothing.got.assign(6, poison());
+  const auto v = ev::judge(write_and_read({nothing}, "s9"), write_and_read({ref}, "r9"), "memory");
+  CHECK_FALSE(v.ok);
+  CHECK(all(v).find("wrote none of the 6 elements of C") != std::string::npos);
+  Launch some;
+  some.got[0] = poison();  // partly written: its values are another check's business
+  CHECK(ev::judge(write_and_read({some}, "s10"), write_and_read({ref}, "r10"), "memory").ok);
+}
+
+TEST_CASE("evidence cut short or of another format is refused with a reason") {
+  const fs::path file = fs::temp_directory_path() / "cudalab-evidence-bad.bin";
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << "cudalab-record/1\n";
+  }
+  ev::Evidence e;
+  std::string error;
+  CHECK_FALSE(ev::read(file.string(), e, error));
+  CHECK(error.find("format") != std::string::npos);
+  // A whole file, then cut in the middle of its last record.
+  const Launch l;
+  (void)write_and_read({l}, "cut");
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ev::set_sink(fd);
+  ev::set_enabled(true);
+  ev::record_compared("C", l.got, l.expected, 2, 3, {});
+  ev::set_sink(-1);
+  ::close(fd);
+  fs::resize_file(file, fs::file_size(file) - 5);
+  error.clear();
+  CHECK_FALSE(ev::read(file.string(), e, error));
+  CHECK(error.find("cut short") != std::string::npos);
+  CHECK_FALSE(ev::read((fs::temp_directory_path() / "cudalab-no-such-evidence").string(), e, error));
+  fs::remove(file);
+}
