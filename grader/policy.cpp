@@ -460,13 +460,16 @@ std::vector<Violation> check_symbols(const std::vector<std::string>& undefined,
 
 // --- what a student object may define ----------------------------------------
 
-void Owners::add(const std::string& who, std::shared_ptr<const std::set<std::string>> names) {
+void Owners::add(const std::string& who, std::shared_ptr<const NameMap> names) {
   if (names) sources_.emplace_back(who, std::move(names));
 }
 
-const std::string* Owners::owner(const std::string& mangled) const {
+const std::string* Owners::owner(const std::string& mangled, std::string* object) const {
   for (const auto& [who, names] : sources_)
-    if (names->count(mangled)) return &who;
+    if (auto it = names->find(mangled); it != names->end()) {
+      if (object) *object = it->second;
+      return &who;
+    }
   return nullptr;
 }
 
@@ -559,7 +562,8 @@ std::string consequence(const std::string& who) {
 
 }  // namespace
 
-std::vector<Violation> check_definitions(const std::vector<Symbol>& defined, const ObjectRules& rules) {
+std::vector<Violation> check_definitions(const std::vector<Symbol>& defined, const ObjectRules& rules,
+                                         const std::filesystem::path& object) {
   std::set<std::string> kernels = rules.kernels;
   if (!rules.cpu_mode) kernels.merge(kernels_of(defined));
   std::string launchers;
@@ -582,10 +586,16 @@ std::vector<Violation> check_definitions(const std::vector<Symbol>& defined, con
     // Who else defines it: the linker keeps one definition (the student
     // file's, which comes first), or the student's would interpose on the
     // shared library's.
-    const std::string* who = rules.owners ? rules.owners->owner(sym) : nullptr;
+    std::string theirs;
+    const std::string* who = rules.owners ? rules.owners->owner(sym, &theirs) : nullptr;
     std::string catch2 = "Catch2, the harness's test framework";
     if (!who && starts(nice, "Catch::")) who = &catch2;
     if (who) {
+      // The same instantiation as the harness's (std::vector<std::string>,
+      // std::mt19937_64): the linker may keep either copy.
+      if (weak(s.type) && standard_library_name(sym) && !object.empty() && !theirs.empty() &&
+          same_definition(object, theirs, sym))
+        continue;
       if (weak(s.type) && standard_library_name(sym))
         reject(
             fmt::format("an instantiation of a standard template that {} defines too: the linker keeps "
@@ -703,6 +713,84 @@ std::string function_at(const Elf& elf, std::size_t section, std::uint64_t offse
 }
 
 }  // namespace
+
+namespace {
+
+bool pc_relative(std::uint32_t type) {
+  return type == R_X86_64_PC32 || type == R_X86_64_PLT32 || type == R_X86_64_GOTPCREL ||
+         type == R_X86_64_GOTPCRELX || type == R_X86_64_REX_GOTPCRELX || type == R_X86_64_PC64;
+}
+
+// A relocation's target, as something two objects can compare: a global
+// name, or for a local target what it points to (a string's text, else the
+// section's kind and 16 bytes).
+std::string target_of(const Elf& elf, const Elf64_Sym* syms, std::size_t n, std::size_t strtab,
+                      std::size_t shstr, const Elf64_Rela& r) {
+  const std::size_t si = ELF64_R_SYM(r.r_info);
+  if (si >= n) return "?";
+  const Elf64_Sym& t = syms[si];
+  const std::string name = elf.str(strtab, t.st_name);
+  if (ELF64_ST_BIND(t.st_info) != STB_LOCAL && !name.empty()) return fmt::format("{}{:+}", name, r.r_addend);
+  if (t.st_shndx == SHN_UNDEF || t.st_shndx >= elf.count) return "?local";
+  const Elf64_Shdr& ts = elf.sections[t.st_shndx];
+  if (ts.sh_flags & SHF_EXECINSTR) return "?code";  // a local function: not the library's
+  const std::int64_t at =
+      std::int64_t(t.st_value) + r.r_addend + (pc_relative(ELF64_R_TYPE(r.r_info)) ? 4 : 0);
+  if (at < 0 || std::uint64_t(at) >= ts.sh_size || ts.sh_type == SHT_NOBITS)
+    return fmt::format("{}@{}", elf.section_name(t.st_shndx, shstr).substr(0, 7), at);
+  const char* p = elf.bytes.data() + ts.sh_offset + at;
+  const std::size_t room = ts.sh_size - at;
+  if (ts.sh_flags & SHF_STRINGS) return "str:" + std::string(p, strnlen(p, room));
+  if (ts.sh_flags & SHF_WRITE) return "?data";  // writable: its contents decide nothing here
+  return "bytes:" + std::string(p, std::min<std::size_t>(room, 16));
+}
+
+// A defined symbol's code: its bytes and its relocations, comparable.
+bool definition(const std::filesystem::path& file, const std::string& symbol, std::string& bytes,
+                std::vector<std::string>& relocs) {
+  Elf elf;
+  std::size_t shstr = 0;
+  if (!read_elf(file, elf, shstr)) return false;
+  std::size_t strtab = 0;
+  const auto [syms, n] = elf.symbols(strtab);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Elf64_Sym& s = syms[i];
+    if (ELF64_ST_BIND(s.st_info) == STB_LOCAL || s.st_shndx == SHN_UNDEF || s.st_shndx >= elf.count ||
+        elf.str(strtab, s.st_name) != symbol)
+      continue;
+    const Elf64_Shdr& sh = elf.sections[s.st_shndx];
+    if (sh.sh_type == SHT_NOBITS || s.st_value + s.st_size > sh.sh_size) return false;
+    bytes.assign(elf.bytes.data() + sh.sh_offset + s.st_value, s.st_size);
+    for (std::size_t r = 0; r < elf.count; ++r) {
+      const Elf64_Shdr& rs = elf.sections[r];
+      if (rs.sh_type != SHT_RELA || rs.sh_info != s.st_shndx || rs.sh_entsize != sizeof(Elf64_Rela)) continue;
+      const std::size_t m = rs.sh_size / sizeof(Elf64_Rela);
+      const auto* rela = elf.at<Elf64_Rela>(rs.sh_offset, m);
+      if (!rela) return false;
+      for (std::size_t k = 0; k < m; ++k)
+        if (rela[k].r_offset >= s.st_value && rela[k].r_offset < s.st_value + s.st_size)
+          relocs.push_back(fmt::format("{} {} {}", rela[k].r_offset - s.st_value,
+                                       ELF64_R_TYPE(rela[k].r_info),
+                                       target_of(elf, syms, n, strtab, shstr, rela[k])));
+    }
+    std::sort(relocs.begin(), relocs.end());
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool same_definition(const std::filesystem::path& a, const std::filesystem::path& b,
+                     const std::string& symbol) {
+  std::string bytes_a, bytes_b;
+  std::vector<std::string> relocs_a, relocs_b;
+  if (!definition(a, symbol, bytes_a, relocs_a) || !definition(b, symbol, bytes_b, relocs_b)) return false;
+  for (const auto* r : {&relocs_a, &relocs_b})
+    for (const auto& x : *r)
+      if (x.find(" ?") != std::string::npos) return false;  // a local target that cannot be compared
+  return bytes_a == bytes_b && relocs_a == relocs_b;
+}
 
 std::vector<Violation> system_call_instructions(const std::filesystem::path& object, std::string& error) {
   Elf elf;
@@ -823,12 +911,19 @@ std::vector<Symbol> nm_symbols(const std::filesystem::path& file, const std::vec
     error = fmt::format("nm could not read {}: {}", file.filename().string(), p.describe());
     return out;
   }
-  // "name type value size"; an archive's member headers ("lib.a[x.o]:") have no space.
+  // "name type value size"; an archive's member headers ("lib.a[x.o]:") have
+  // no space (a thin archive names its members by path).
   std::istringstream in(p.output);
+  std::string member;
   for (std::string line; std::getline(in, line);) {
     const auto sp = line.find(' ');
+    if (sp == std::string::npos && line.size() > 2 && line.compare(line.size() - 2, 2, "]:") == 0) {
+      const auto open = line.find('[');
+      member = open == std::string::npos ? "" : line.substr(open + 1, line.size() - open - 3);
+      continue;
+    }
     if (sp == std::string::npos || sp == 0 || sp + 1 >= line.size()) continue;
-    out.push_back({line.substr(0, sp), line[sp + 1]});
+    out.push_back({line.substr(0, sp), line[sp + 1], member});
   }
   return out;
 }
@@ -850,7 +945,7 @@ std::vector<Violation> check_object(const std::filesystem::path& object, const O
   auto out = check_symbols(names(undefined), names(defined), rules.cpu_mode);
   // Thrust is named once, as such: its definitions say nothing more.
   if (out.size() == 1 && out[0].symbol == "Thrust") return out;
-  for (auto& v : check_definitions(defined, rules)) out.push_back(std::move(v));
+  for (auto& v : check_definitions(defined, rules, object)) out.push_back(std::move(v));
   for (auto& v : forged_dw_refs(object, error)) out.push_back(std::move(v));
   for (auto& v : system_call_instructions(object, error)) out.push_back(std::move(v));
   if (kernels) *kernels = kernels_of(defined);
@@ -869,11 +964,11 @@ std::set<std::string> object_kernels(const std::filesystem::path& object, std::s
 
 // --- who owns the names of the link -----------------------------------------
 
-std::shared_ptr<const std::set<std::string>> library_names(const std::filesystem::path& lib, bool shared,
-                                                           std::string& error) {
+std::shared_ptr<const NameMap> library_names(const std::filesystem::path& lib, bool shared,
+                                             std::string& error) {
   static std::mutex mutex;
-  static std::map<std::string, std::tuple<std::filesystem::file_time_type, std::uintmax_t,
-                                          std::shared_ptr<const std::set<std::string>>>>
+  static std::map<std::string,
+                  std::tuple<std::filesystem::file_time_type, std::uintmax_t, std::shared_ptr<const NameMap>>>
       cache;
   std::error_code ec;
   const auto path = std::filesystem::canonical(lib, ec);
@@ -893,10 +988,13 @@ std::shared_ptr<const std::set<std::string>> library_names(const std::filesystem
     error += (error.empty() ? "" : "; ") + err;
     return nullptr;
   }
-  auto set = std::make_shared<std::set<std::string>>();
-  for (const auto& s : symbols)
-    if (s.type != 'A' && s.type != 'U' && s.type != 'w' && s.type != 'v')
-      set->insert(s.name.substr(0, s.name.find('@')));
+  auto set = std::make_shared<NameMap>();
+  for (const auto& s : symbols) {
+    if (s.type == 'A' || s.type == 'U' || s.type == 'w' || s.type == 'v') continue;
+    std::string where = shared ? "" : s.object.empty() ? path.string() : s.object;
+    if (!where.empty() && !std::filesystem::is_regular_file(where, ec)) where.clear();
+    set->emplace(s.name.substr(0, s.name.find('@')), where);
+  }
   cache[path.string()] = {mtime, size, set};
   return set;
 }
@@ -954,15 +1052,15 @@ Owners link_owners(const std::filesystem::path& build, const std::string& lab, b
   const fs::path checks = build / "labs" / fmt::format("lib{}-checks{}.a", lab, suffix);
   if (fs::exists(checks))
     if (auto names = library_names(checks, false, error)) {
-      auto refs = std::make_shared<std::set<std::string>>();
-      auto tests = std::make_shared<std::set<std::string>>();
-      for (const auto& n : *names) {
+      auto refs = std::make_shared<NameMap>();
+      auto tests = std::make_shared<NameMap>();
+      for (const auto& [n, where] : *names) {
         if (starts(n, "_ZN3ref") || starts(n, "_ZNK3ref")) {
-          refs->insert(n);
+          refs->emplace(n, where);
           const std::string nice = demangle(n);
           if (starts(nice, "ref::")) o.foils.insert(nice.substr(5));
         } else {
-          tests->insert(n);
+          tests->emplace(n, where);
         }
       }
       o.add("the reference solution", refs);

@@ -48,7 +48,12 @@ struct Violation {
 struct Symbol {
   std::string name;
   char type = 'T';
+  std::string object;  // in an archive: the member that defines it
 };
+
+// Defined global names -> the object file that defines each ("" if it is not
+// a readable file of its own: a shared library, a member of a real archive).
+using NameMap = std::map<std::string, std::string>;
 
 // Who defines which names elsewhere in the link (the harness, the lab's tests
 // and references) and in the runtime libraries (C, C++, CUDA): a student
@@ -57,9 +62,10 @@ struct Symbol {
 class Owners {
  public:
   // `who`: "the harness", "the C library"...; names are mangled.
-  void add(const std::string& who, std::shared_ptr<const std::set<std::string>> names);
-  // Who defines `mangled`, or nullptr.
-  const std::string* owner(const std::string& mangled) const;
+  void add(const std::string& who, std::shared_ptr<const NameMap> names);
+  // Who defines `mangled`, or nullptr; `object`, if given, receives the
+  // object file that defines it ("" if none can be read).
+  const std::string* owner(const std::string& mangled, std::string* object = nullptr) const;
   // The reference solution's own functions, demangled without "ref::" (its
   // foils, e.g. vector_add_chunked): a submission that is the solution file
   // defines them too, harmlessly (nothing else defines them globally).
@@ -67,7 +73,7 @@ class Owners {
   bool empty() const { return sources_.empty(); }
 
  private:
-  std::vector<std::pair<std::string, std::shared_ptr<const std::set<std::string>>>> sources_;
+  std::vector<std::pair<std::string, std::shared_ptr<const NameMap>>> sources_;
 };
 
 // What one student object may define.
@@ -87,7 +93,17 @@ std::vector<Violation> check_symbols(const std::vector<std::string>& undefined,
                                      const std::vector<std::string>& defined, bool cpu_mode = false);
 
 // The defined global symbols that the rules do not allow. Host-only (tested).
-std::vector<Violation> check_definitions(const std::vector<Symbol>& defined, const ObjectRules& rules);
+// With `object` (the student object they come from), a weak instantiation of
+// a standard template that another object of the link defines too is allowed
+// when both copies are the same code (same_definition).
+std::vector<Violation> check_definitions(const std::vector<Symbol>& defined, const ObjectRules& rules,
+                                         const std::filesystem::path& object = {});
+
+// Whether `symbol` has the same bytes and relocations in both objects (their
+// targets compared by name, or by the string they point to): then it does not
+// matter which copy the linker keeps.
+bool same_definition(const std::filesystem::path& a, const std::filesystem::path& b,
+                     const std::string& symbol);
 
 // The kernels of an nvcc-compiled object: the functions that have a host
 // stub (__device_stub_<mangled kernel>) defined beside them.
@@ -124,8 +140,8 @@ Owners link_owners(const std::filesystem::path& build, const std::string& lab, b
 // The defined global names of a library or object (nm; -D for a shared
 // library), cached per process by path and modification time; nullptr and
 // `error` if nm could not read it.
-std::shared_ptr<const std::set<std::string>> library_names(const std::filesystem::path& lib, bool shared,
-                                                           std::string& error);
+std::shared_ptr<const NameMap> library_names(const std::filesystem::path& lib, bool shared,
+                                             std::string& error);
 
 // libcudart_static.a of the toolkit whose nvcc is `nvcc` (a path, or a name
 // looked up in PATH); empty if not found.

@@ -98,6 +98,10 @@ namespace cudalab {
 double time_side_by_side(void (*student)(), void (*reference)(), int rounds) { return rounds; }
 void begin_check(const char* name) { (void)name; }
 }
+namespace std {
+__attribute__((noinline)) inline int cudalab_sample(int x) { return x * 3 + 1; }
+}
+int harness_sample(int x) { return std::cudalab_sample(x); }
 )";
 
 // Owners as the grader has them: the runtime's shared libraries (the real
@@ -108,8 +112,7 @@ const Owners& owners() {
     Owners own = link_owners(objects().dir / "no-build", "03_tiling", false, "", error);
     REQUIRE(error.empty());
     own.add("the harness", library_names(objects().compile("harness", kHarness), false, error));
-    own.add("the CUDA runtime",
-            std::make_shared<const std::set<std::string>>(std::set<std::string>{"cudaEventElapsedTime"}));
+    own.add("the CUDA runtime", std::make_shared<const NameMap>(NameMap{{"cudaEventElapsedTime", ""}}));
     REQUIRE(error.empty());
     return own;
   }();
@@ -270,6 +273,24 @@ void matmul_tiled(const float*, const float*, float* C, int, int, int) {
   CHECK_THAT(all(v),
              Catch::Contains("uses std::__basic_file<char>::open(char const*, std::_Ios_Openmode, int): "
                              "file, process and network calls are not allowed"));
+}
+
+TEST_CASE("A standard instantiation the harness has too passes only as the same code") {
+  auto v = check("same-std", std::string(R"(
+namespace std { __attribute__((noinline)) inline int cudalab_sample(int x) { return x * 3 + 1; } }
+void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] = std::cudalab_sample(M); }
+)"));
+  INFO(all(v));
+  CHECK(v.empty());
+  v = check("forged-std", std::string(R"(
+namespace std { __attribute__((noinline)) inline int cudalab_sample(int x) { return x; } }
+void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] = std::cudalab_sample(M); }
+)"));
+  REQUIRE(v.size() == 1);
+  CHECK_THAT(
+      v[0].describe("matmul_tiled.cu"),
+      Catch::StartsWith("matmul_tiled.cu defines std::cudalab_sample(int), an instantiation of a standard "
+                        "template that the harness defines too"));
 }
 
 TEST_CASE("Kernels are the functions nvcc gives a host stub") {
