@@ -168,10 +168,21 @@ class Sampler {
     }
   }
 
+  // Scrambles the reference's outputs in place (after its sample, when it
+  // ran first): the student's sample that follows must not find the answer
+  // in device memory. verify() reads them through the same key.
+  void scramble_references(std::size_t round) {
+    key_ = splitmix(nonce_ ^ splitmix(round * 64 + 63)) | 1;
+    for (const auto& o : timed_.outputs) timing_kernels::scramble(o.reference, o.rows * o.cols, key_);
+    CUDA_CHECK(cudaGetLastError());
+  }
+
   // Compares the student's outputs (the snapshots if `from_snapshot`) with
-  // the reference's; a message for the first one that is wrong, else empty.
-  std::string verify(bool from_snapshot, int run, bool warmup) {
+  // the reference's (scrambled if `scrambled`); a message for the first one
+  // that is wrong, else empty.
+  std::string verify(bool from_snapshot, bool scrambled, int run, bool warmup) {
     if (timed_.outputs.empty()) return {};
+    const std::uint64_t key = scrambled ? key_ : 0;
     std::vector<unsigned long long> counters(2 * timed_.outputs.size());
     for (std::size_t k = 0; k < timed_.outputs.size(); ++k) {
       counters[2 * k] = 0;
@@ -182,8 +193,8 @@ class Sampler {
     for (std::size_t k = 0; k < timed_.outputs.size(); ++k) {
       const VerifiedOutput& o = timed_.outputs[k];
       timing_kernels::count_mismatches(from_snapshot ? snapshots_[k] : o.student, o.reference,
-                                       o.rows * o.cols, o.tolerance.atol, o.tolerance.rtol,
-                                       counters_ + 2 * k);
+                                       o.rows * o.cols, o.tolerance.atol, o.tolerance.rtol, counters_ + 2 * k,
+                                       key);
     }
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(counters.data(), counters_, counters.size() * sizeof(counters[0]),
@@ -192,10 +203,10 @@ class Sampler {
       if (counters[2 * k] == 0) continue;
       const VerifiedOutput& o = timed_.outputs[k];
       const std::size_t first = counters[2 * k + 1];
-      float got = 0, expected = 0;
+      float got = 0;
       CUDA_CHECK(cudaMemcpy(&got, (from_snapshot ? snapshots_[k] : o.student) + first, sizeof(float),
                             cudaMemcpyDeviceToHost));
-      CUDA_CHECK(cudaMemcpy(&expected, o.reference + first, sizeof(float), cudaMemcpyDeviceToHost));
+      const float expected = timing_kernels::read_expected(o.reference, first, key);
       return fmt::format(
           "{}: the output of timed run {}{} was wrong at {} (got {}, expected {}; {} of {} elements "
           "wrong). The inputs are rewritten with new values before every timed run: the kernel must "
@@ -216,6 +227,7 @@ class Sampler {
   unsigned long long* counters_ = nullptr;
   std::vector<float*> snapshots_;
   std::uint64_t nonce_ = 0;
+  std::uint64_t key_ = 0;
 };
 
 }  // namespace
@@ -239,9 +251,11 @@ SideBySide time_side_by_side(const std::function<void()>& student, const std::fu
       sr = sampler.sample(reference);
     } else {
       sr = sampler.sample(reference);
+      sampler.scramble_references(round);
       ss = sampler.sample(student);
     }
-    if (std::string wrong = sampler.verify(student_first, static_cast<int>(round) + 1, warmup);
+    if (std::string wrong =
+            sampler.verify(student_first, !student_first, static_cast<int>(round) + 1, warmup);
         !wrong.empty()) {
       out.invalid = std::move(wrong);
       break;

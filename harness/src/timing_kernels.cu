@@ -3,6 +3,8 @@
 // mode too.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "timing_kernels.h"
 
 namespace cudalab::timing_kernels {
@@ -27,8 +29,22 @@ __global__ void fill_kernel(float* p, unsigned long long n, unsigned long long s
   }
 }
 
+// The bits scramble() flips in element i: 32 pseudo-random bits, each bit of
+// the float flipped with probability 1/2.
+__host__ __device__ inline unsigned int mask(unsigned long long key, unsigned long long i) {
+  return static_cast<unsigned int>(mix(key ^ (i * 0xD1B54A32D192ED03ull)));
+}
+
+__global__ void scramble_kernel(float* p, unsigned long long n, unsigned long long key) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    p[i] = __uint_as_float(__float_as_uint(p[i]) ^ mask(key, i));
+  }
+}
+
 __global__ void compare_kernel(const float* got, const float* expected, unsigned long long n, double atol,
-                               double rtol, unsigned long long* counters) {
+                               double rtol, unsigned long long* counters, unsigned long long key) {
   __shared__ unsigned long long block_wrong;
   __shared__ unsigned long long block_first;
   if (threadIdx.x == 0) {
@@ -40,7 +56,8 @@ __global__ void compare_kernel(const float* got, const float* expected, unsigned
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
-    const double g = got[i], e = expected[i];
+    const double g = got[i];
+    const double e = key ? __uint_as_float(__float_as_uint(expected[i]) ^ mask(key, i)) : expected[i];
     // x - x == 0 is false for NaN and Inf, as Tolerance::accepts rejects them.
     const bool ok = g - g == 0 && e - e == 0 && fabs(g - e) <= atol + rtol * fabs(e);
     if (!ok) {
@@ -75,10 +92,25 @@ void fill_uniform(float* p, std::size_t n, std::uint64_t seed, float lo, float h
   fill_kernel<<<blocks_for(n), kThreads>>>(p, n, mix(seed), lo, hi - lo);
 }
 
-void count_mismatches(const float* got, const float* expected, std::size_t n, double atol, double rtol,
-                      unsigned long long* counters) {
+void scramble(float* p, std::size_t n, std::uint64_t key) {
   if (n == 0) return;
-  compare_kernel<<<blocks_for(n), kThreads>>>(got, expected, n, atol, rtol, counters);
+  scramble_kernel<<<blocks_for(n), kThreads>>>(p, n, key);
+}
+
+void count_mismatches(const float* got, const float* expected, std::size_t n, double atol, double rtol,
+                      unsigned long long* counters, std::uint64_t key) {
+  if (n == 0) return;
+  compare_kernel<<<blocks_for(n), kThreads>>>(got, expected, n, atol, rtol, counters, key);
+}
+
+float read_expected(const float* expected, std::size_t index, std::uint64_t key) {
+  unsigned int bits = 0;
+  if (cudaMemcpy(&bits, expected + index, sizeof bits, cudaMemcpyDeviceToHost) != cudaSuccess) return 0;
+  if (key) bits ^= mask(key, index);
+  float value;
+  static_assert(sizeof value == sizeof bits, "float is 32 bits");
+  memcpy(&value, &bits, sizeof value);
+  return value;
 }
 
 }  // namespace cudalab::timing_kernels

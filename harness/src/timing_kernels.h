@@ -14,10 +14,19 @@ namespace cudalab::timing_kernels {
 // (seed, i): exactly representable, different for every seed.
 void fill_uniform(float* p, std::size_t n, std::uint64_t seed, float lo, float hi);
 
+// Flips bits of p[i] by a mask from (key, i), in place; applied twice it
+// restores p. A reference output scrambled this way is no answer a student's
+// kernel could find in device memory and copy.
+void scramble(float* p, std::size_t n, std::uint64_t key);
+
 // counters[0] += the number of i where got[i] is not within atol + rtol *
 // |expected[i]| of expected[i] (NaN and Inf never are); counters[1] =
-// min(counters[1], the first such i). Set counters to {0, ~0} first.
+// min(counters[1], the first such i). Set counters to {0, ~0} first. With a
+// key, expected is read through scramble(key).
 void count_mismatches(const float* got, const float* expected, std::size_t n, double atol, double rtol,
-                      unsigned long long* counters);
+                      unsigned long long* counters, std::uint64_t key = 0);
+
+// expected[index] as count_mismatches read it: one float downloaded.
+float read_expected(const float* expected, std::size_t index, std::uint64_t key = 0);
 
 }  // namespace cudalab::timing_kernels

@@ -6,18 +6,25 @@
 // a correctness check, see the same inputs), then one sample of each
 // launcher, student and reference alternating which goes first, then the
 // student's output compared on the GPU with the reference's output of the
-// same round (every VerifiedOutput). A sample: flush the L2 (a memset of
-// twice its size), wait until the whole device is idle, read the host clock
-// and record a start event on the legacy default stream, call the launcher,
-// record the stop event, wait until the whole device is idle again (every
-// stream, the student's own included), read the host clock. The sample is the
-// event time, unless the host time less the calibrated overhead of an empty
-// launch exceeds it by more than a margin: then that (timing::sample_ms). The
-// events miss work on a stream that does not wait for the legacy default
-// stream; the host clock does not. The ratio reference / student is taken
-// per round and its median reported, so drifts in clock speed cancel. Rounds
-// continue until the ratio's relative noise is at most 0.5% (at least 10
-// rounds) or the time budget is spent. Three warm-up rounds come first, verified like the others.
+// same round (every VerifiedOutput). When the reference goes first, its
+// outputs are scrambled in place before the student's sample (and compared
+// through the same key), so that the student's kernel cannot copy them; when
+// the student goes first, its outputs are copied right after its sample and
+// the copies compared, so that only what the sample produced counts.
+//
+// A sample: flush the L2 (a memset of twice its size), wait until the whole
+// device is idle, read the host clock and record a start event on the legacy
+// default stream, call the launcher, record the stop event, wait until the
+// whole device is idle again (every stream, the student's own included), read
+// the host clock. The sample is the event time, unless the host time less the
+// calibrated overhead of an empty launch exceeds it by more than a margin:
+// then that (timing::sample_ms). The events miss work on a stream that does
+// not wait for the legacy default stream; the host clock does not.
+//
+// The ratio reference / student is taken per round and its median reported,
+// so drifts in clock speed cancel. Rounds continue until the ratio's relative
+// noise is at most 0.5% (at least 10 rounds) or the time budget is spent.
+// Three warm-up rounds come first, verified like the others.
 //
 // The timing is invalid (SideBySide::invalid says why, for the student) when
 // a timed output is wrong, or when the student's fastest sample moves the
@@ -46,10 +53,10 @@ struct FreshInput {
 // An output both launchers write, each into its own buffer: after every round
 // the student's is compared with the reference's, element by element.
 struct VerifiedOutput {
-  std::string name;                  // "C", for messages
-  const float* student = nullptr;    // written by the student's launcher
-  const float* reference = nullptr;  // written by the reference launcher, same inputs
-  std::size_t rows = 0, cols = 0;    // rows 1: a vector, named c[i] in messages
+  std::string name;                // "C", for messages
+  const float* student = nullptr;  // written by the student's launcher
+  float* reference = nullptr;      // written by the reference launcher, same inputs; scrambled by the timing
+  std::size_t rows = 0, cols = 0;  // rows 1: a vector, named c[i] in messages
   Tolerance tolerance;
 };
 
