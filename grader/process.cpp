@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 
@@ -87,6 +90,17 @@ class CappedBuffer {
   std::string head_, tail_;
 };
 
+// Closes descriptors lo..hi (async-signal-safe: runs between fork and exec).
+void close_fd_range(int lo, int hi) {
+  if (lo > hi) return;
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, static_cast<unsigned>(lo), static_cast<unsigned>(hi), 0u) == 0) return;
+#endif
+  const long max = sysconf(_SC_OPEN_MAX);
+  const int last = static_cast<int>(std::min<long>(hi, max > 0 ? std::min(max, 1L << 20) : 65536));
+  for (int fd = lo; fd <= last; ++fd) close(fd);
+}
+
 }  // namespace
 
 ProcessResult run_process(const ProcessOptions& options) {
@@ -108,6 +122,11 @@ ProcessResult run_process(const ProcessOptions& options) {
   argv.push_back(nullptr);
   for (auto& e : env_strings) envp.push_back(e.data());
   envp.push_back(nullptr);
+  // Prepared here: the child of a threaded process must not allocate.
+  std::vector<int> moved(options.pass_fds.size(), -1);
+  std::vector<int> kept;
+  for (const auto& fds_pair : options.pass_fds) kept.push_back(fds_pair.second);
+  std::sort(kept.begin(), kept.end());
 
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = fork();
@@ -125,10 +144,19 @@ ProcessResult run_process(const ProcessOptions& options) {
     if (devnull >= 0) dup2(devnull, STDIN_FILENO);
     // Descriptors handed over: first out of the way (a source may be another
     // pair's target), then into place, without close-on-exec.
-    std::vector<int> moved;
-    for (const auto& [from, to] : options.pass_fds) moved.push_back(fcntl(from, F_DUPFD_CLOEXEC, 100));
+    for (std::size_t i = 0; i < moved.size(); ++i)
+      moved[i] = fcntl(options.pass_fds[i].first, F_DUPFD_CLOEXEC, 100);
     for (std::size_t i = 0; i < moved.size(); ++i)
       if (moved[i] < 0 || dup2(moved[i], options.pass_fds[i].second) < 0) _exit(127);
+    // Nothing else of ours reaches the command: every other descriptor above
+    // 2 is closed, close-on-exec or not.
+    int from = 3;
+    for (int k : kept) {
+      if (k < from) continue;
+      close_fd_range(from, k - 1);
+      from = k + 1;
+    }
+    close_fd_range(from, INT_MAX);
     if (!options.cwd.empty() && chdir(options.cwd.c_str()) != 0) {
       dprintf(STDERR_FILENO, "cannot enter %s: %s\n", options.cwd.c_str(), std::strerror(errno));
       _exit(127);

@@ -1,0 +1,93 @@
+// grader/sandbox.h: runs a check confined (issue 14: grades a hostile
+// submission cannot forge). A check's command is prefixed with the trusted
+// launcher cudalab-sandbox (grader/sandbox_main.cpp), which confines itself
+// and then execve's the test binary, so the student's code, constructors
+// included, only ever runs confined:
+//
+//   - Landlock: write access beneath the scratch folder only; read access to
+//     the system folders a CUDA program needs and to the paths in `read`;
+//     nothing else visible (other submissions, the grading folder, results);
+//     execution of the program, its loader and `exec` only; no TCP; no
+//     signals to processes outside the sandbox (as far as the kernel's
+//     Landlock ABI goes).
+//   - seccomp: no sockets but AF_UNIX, no ptrace, no new processes, no leaving
+//     the process group (the grader kills it on a timeout), no namespaces,
+//     mounts, bpf, perf, keyrings, modules or io_uring.
+//   - as root (Gradescope, Docker): the scratch folder is given to nobody and
+//     the check runs as nobody (65534).
+//
+// Typical use in the check runner:
+//
+//   const auto scratch = make_scratch_dir("03_tiling-ragged");
+//   SandboxSpec box{scratch, {binary, lab_toml}, {}, {kRecordFd, kEvidenceFd}};
+//   opt.argv = sandboxed_argv(box, opt.argv);   // opt.pass_fds as before
+//   ... run_process(opt) ...
+//   remove_scratch_dir(scratch);
+//
+// The launcher exits 125 when it cannot set up the confinement (its message
+// says why, e.g. a path nobody cannot read), 126/127 when it cannot execute
+// the program.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cudalab {
+
+struct SandboxSpec {
+  // The only folder the check may write (it must exist; it also becomes the
+  // working directory, HOME and TMPDIR). Empty: nothing writable.
+  std::filesystem::path scratch;
+  // Also readable: the test binary and its lab.toml (files or folders).
+  std::vector<std::filesystem::path> read;
+  // Also executable (and readable beneath, for folders). The program itself
+  // (argv[0]) always is. Under compute-sanitizer: the test binary, and
+  // compute-sanitizer's folder (the sanitizer loads its libraries from there).
+  std::vector<std::filesystem::path> exec;
+  // Descriptors the program keeps (the child's numbers, i.e. the targets of
+  // ProcessOptions::pass_fds); every other one above 2 is closed.
+  std::vector<int> keep_fds;
+  // Let the program start processes: compute-sanitizer starts the test binary
+  // as its child. Also lifts the seccomp rule that signals go only to itself
+  // (Landlock 6 still keeps them inside the sandbox).
+  bool allow_fork = false;
+  // Refuse to run (exit 125) unless Landlock and seccomp are both in force.
+  bool require = false;
+};
+
+// The launcher's command line that runs `argv` confined by `spec`. Paths are
+// made absolute. Throws std::runtime_error if the launcher was not built.
+std::vector<std::string> sandboxed_argv(const SandboxSpec& spec, const std::vector<std::string>& argv);
+
+// cudalab-sandbox: next to the running executable, else where this build put
+// it. Empty if neither exists.
+std::filesystem::path sandbox_launcher();
+
+// What `cudalab-sandbox --probe` found: the isolation a check runs under here.
+struct IsolationProbe {
+  bool ok = false;       // the launcher ran and confined a trial process
+  int landlock = 0;      // the Landlock ABI in force; 0: none
+  bool seccomp = false;  // the seccomp filter is in force
+  std::string drops_to;  // "nobody" when the grader runs as root, else empty
+  std::string summary;   // "landlock v7 (files, TCP, signals), seccomp, runs as nobody"
+  std::string json;      // the probe's line, for results
+};
+// Runs the probe once per process (thread-safe) and keeps its answer.
+const IsolationProbe& probe_isolation();
+// probe_isolation().summary, or why there is no sandbox.
+std::string isolation_summary();
+
+// A fresh, empty folder for one check, private to the grader until the
+// launcher hands it over (mode 0700, under $TMPDIR or /tmp: a place nobody
+// can reach when the grader runs as root).
+std::filesystem::path make_scratch_dir(const std::string& label);
+// Removes it with whatever the check left there; never throws.
+void remove_scratch_dir(const std::filesystem::path& dir);
+
+// When this process runs as root, checks run as nobody: the first of `paths`
+// nobody could not read (with the folder on its way that stops it), else "".
+// For a clear message once, before every check fails on it.
+std::string unreadable_by_sandbox(const std::vector<std::filesystem::path>& paths);
+
+}  // namespace cudalab

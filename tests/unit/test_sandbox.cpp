@@ -1,0 +1,270 @@
+// The check sandbox (grader/sandbox.h, issue 14): a tiny helper program run
+// through cudalab-sandbox tries what a hostile check would (write outside its
+// scratch folder, read another submission, run a program, open a TCP
+// connection, signal the grader) and must fail, while what a check needs
+// works. Each denial has its control: the same action unconfined succeeds.
+// Exits 77 (skipped) where the kernel has no Landlock: nothing to test then.
+#define CATCH_CONFIG_RUNNER
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "cudalab/catch.h"
+#include "process.h"
+#include "sandbox.h"
+
+namespace fs = std::filesystem;
+using namespace cudalab;
+
+namespace {
+
+// A course folder nobody may read (0755), a helper in it, another
+// submission's folder that anybody may write (so only the sandbox stops it),
+// and a fresh scratch folder per test.
+struct World {
+  fs::path root, helper, lab_toml, other, secret;
+  World() {
+    char templ[] = "/tmp/cudalab-sandbox-test-XXXXXX";
+    root = mkdtemp(templ);
+    fs::permissions(root, fs::perms(0755));
+    helper = root / "sandbox-helper";
+    fs::copy_file(CUDALAB_SANDBOX_HELPER, helper);
+    fs::permissions(helper, fs::perms(0755));
+    lab_toml = root / "lab.toml";
+    std::ofstream(lab_toml) << "id = \"00_test\"\n";
+    fs::permissions(lab_toml, fs::perms(0644));
+    other = root / "bob";
+    fs::create_directory(other);
+    fs::permissions(other, fs::perms(0777));
+    secret = other / "kernel.cu";
+    std::ofstream(secret) << "__global__ void k() {}\n";
+    fs::permissions(secret, fs::perms(0666));
+  }
+  ~World() { remove_scratch_dir(root); }
+};
+World& world() {
+  static World w;
+  return w;
+}
+
+struct Scratch {
+  fs::path dir = make_scratch_dir("sandbox-test");
+  ~Scratch() { remove_scratch_dir(dir); }
+};
+
+// Unconfined: the control.
+bool helper(const std::vector<std::string>& args) {
+  ProcessOptions o;
+  o.argv = {world().helper.string()};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.timeout_s = 30;
+  const ProcessResult r = run_process(o);
+  INFO(r.describe() << ": " << r.output);
+  CHECK(r.ok());
+  return r.ok();
+}
+
+ProcessResult boxed(const Scratch& s, const std::vector<std::string>& args, SandboxSpec spec = {},
+                    std::vector<std::pair<int, int>> pass_fds = {}) {
+  spec.scratch = s.dir;
+  spec.read.push_back(world().lab_toml);
+  ProcessOptions o;
+  o.argv = {world().helper.string()};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.argv = sandboxed_argv(spec, o.argv);
+  o.pass_fds = std::move(pass_fds);
+  o.timeout_s = 30;
+  o.env = minimal_environment();
+  return run_process(o);
+}
+
+bool denied(const ProcessResult& r) {
+  INFO(r.output);
+  return r.started && r.exit_code == 1 && r.output.rfind("error ", 0) == 0;
+}
+
+bool root() {
+  return geteuid() == 0;
+}
+
+}  // namespace
+
+TEST_CASE("The probe reports what confines a check") {
+  const auto& p = probe_isolation();
+  INFO(p.json);
+  CHECK(p.ok);
+  CHECK(p.landlock > 0);
+  CHECK_THAT(p.summary, Catch::StartsWith("landlock v"));
+  CHECK(p.drops_to == (root() ? "nobody" : ""));
+  CHECK(isolation_summary() == p.summary);
+}
+
+TEST_CASE("A check may create files in its scratch folder, and read its binary and lab.toml") {
+  Scratch s;
+  CHECK(boxed(s, {"write", (s.dir / "out.txt").string()}).ok());
+  CHECK(boxed(s, {"mkdir", (s.dir / "sub").string()}).ok());
+  CHECK(boxed(s, {"write", "relative.txt"}).ok());  // the working directory is the scratch folder
+  CHECK(fs::exists(s.dir / "relative.txt"));
+  CHECK(boxed(s, {"read", world().lab_toml.string()}).ok());
+  CHECK(boxed(s, {"read", world().helper.string()}).ok());
+  CHECK(boxed(s, {"read", "/etc/passwd"}).ok());  // the system's folders stay readable
+  CHECK(boxed(s, {"read", "/proc/self/status"}).ok());
+  CHECK(boxed(s, {"append", "/dev/null"}).ok());
+  CHECK(boxed(s, {"unix"}).ok());
+  CHECK(boxed(s, {"thread-kill-self"}).ok());
+}
+
+TEST_CASE("A check cannot create a file outside its scratch folder") {
+  Scratch s, sibling;
+  const fs::path in_tmp = fs::path("/tmp") / ("cudalab-sandbox-forged-" + std::to_string(getpid()));
+  // Controls: unconfined, the same helper can.
+  REQUIRE(helper({"write", (sibling.dir / "control").string()}));
+  REQUIRE(helper({"write", (world().other / "control").string()}));
+  CHECK(denied(boxed(s, {"write", (sibling.dir / "forged.json").string()})));
+  CHECK(denied(boxed(s, {"write", (world().other / "forged.json").string()})));
+  CHECK(denied(boxed(s, {"write", in_tmp.string()})));
+  CHECK(denied(boxed(s, {"mkdir", (world().other / "dir").string()})));
+  CHECK(denied(boxed(s, {"write", (world().root / "results.json").string()})));
+  CHECK(denied(boxed(s, {"append", world().secret.string()})));
+  CHECK(denied(boxed(s, {"append", world().lab_toml.string()})));  // read-only, not writable
+  CHECK_FALSE(fs::exists(sibling.dir / "forged.json"));
+  CHECK_FALSE(fs::exists(world().other / "forged.json"));
+  CHECK_FALSE(fs::exists(in_tmp));
+  fs::remove(in_tmp);
+}
+
+TEST_CASE("A check cannot read another submission's folder") {
+  Scratch s;
+  REQUIRE(helper({"read", world().secret.string()}));
+  CHECK(denied(boxed(s, {"read", world().secret.string()})));
+  CHECK(denied(boxed(s, {"list", world().other.string()})));
+  CHECK(
+      denied(boxed(s, {"list", world().root.string()})));  // nor the course folder, beyond what --read names
+  CHECK(denied(boxed(s, {"list", "/tmp"})));
+}
+
+TEST_CASE("A check cannot run another program") {
+  Scratch s;
+  REQUIRE(helper({"exec", "/bin/ls"}));
+  CHECK(denied(boxed(s, {"exec", "/bin/ls"})));
+  CHECK(denied(boxed(s, {"exec", "/bin/sh"})));
+  // Unless the grader says so (compute-sanitizer's folder).
+  SandboxSpec spec;
+  spec.exec.push_back("/bin/ls");
+  CHECK(boxed(s, {"exec", "/bin/ls"}, spec).ok());
+}
+
+TEST_CASE("A check has no network: a TCP connection to 127.0.0.1 fails") {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(listen(listener, 8) == 0);
+  socklen_t len = sizeof a;
+  getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
+  const std::string port = std::to_string(ntohs(a.sin_port));
+  REQUIRE(helper({"connect", port}));
+  Scratch s;
+  CHECK(denied(boxed(s, {"connect", port})));
+  if (probe_isolation().seccomp) CHECK(denied(boxed(s, {"udp"})));
+  close(listener);
+}
+
+TEST_CASE("A check cannot start processes, leave its process group, or touch the grader") {
+  const auto& p = probe_isolation();
+  Scratch s;
+  const std::string grader = std::to_string(getpid());
+  REQUIRE(helper({"kill", grader}));
+  if (p.seccomp || p.landlock >= 6 || root()) CHECK(denied(boxed(s, {"kill", grader})));
+  CHECK(denied(boxed(s, {"ptrace", grader})));  // Landlock alone forbids it
+  if (!p.seccomp) return;
+  REQUIRE(helper({"fork"}));
+  CHECK(denied(boxed(s, {"fork"})));
+  CHECK(denied(boxed(s, {"setsid"})));
+  CHECK(denied(boxed(s, {"setpgid"})));
+  SandboxSpec spec;
+  spec.allow_fork = true;  // compute-sanitizer's case
+  CHECK(boxed(s, {"fork"}, spec).ok());
+}
+
+TEST_CASE("A check runs as nobody under root, with HOME and TMPDIR in its scratch folder") {
+  Scratch s;
+  const auto who = boxed(s, {"whoami"});
+  REQUIRE(who.ok());
+  if (root())
+    CHECK(who.output == "uid 65534 gid 65534\n");
+  else
+    CHECK(who.output == fmt::format("uid {} gid {}\n", getuid(), getgid()));
+  const std::string dir = fs::canonical(s.dir).string() + "\n";
+  CHECK(boxed(s, {"env", "HOME"}).output == dir);
+  CHECK(boxed(s, {"env", "TMPDIR"}).output == dir);
+  CHECK(boxed(s, {"cwd"}).output == dir);
+}
+
+TEST_CASE("A check writes its record through the descriptor it was given, and gets no other") {
+  Scratch s;
+  const fs::path record = world().root / "record.json";  // outside the scratch folder
+  const int fd = ::open(record.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int leaked = ::open("/etc/passwd", O_RDONLY);  // not close-on-exec, not passed
+  REQUIRE(fd >= 0);
+  REQUIRE(leaked >= 0);
+  SandboxSpec spec;
+  spec.keep_fds = {3};
+  CHECK(boxed(s, {"fd-write", "3"}, spec, {{fd, 3}}).ok());
+  CHECK(denied(boxed(s, {"fd-open", std::to_string(leaked)}, spec, {{fd, 3}})));
+  CHECK(denied(boxed(s, {"write", record.string()}, spec, {{fd, 3}})));  // by path: no
+  close(fd);
+  close(leaked);
+  std::ifstream in(record);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "record");
+}
+
+TEST_CASE("The launcher refuses what it cannot confine, with the reason") {
+  Scratch s;
+  SandboxSpec spec;
+  spec.read.push_back(world().root / "missing.toml");
+  auto r = boxed(s, {"whoami"}, spec);
+  CHECK(r.exit_code == 125);
+  CHECK_THAT(r.output, Catch::Contains("missing.toml"));
+  SandboxSpec fds;
+  fds.keep_fds = {9};
+  r = boxed(s, {"whoami"}, fds);
+  CHECK(r.exit_code == 125);
+  CHECK_THAT(r.output, Catch::Contains("--keep-fd 9"));
+  if (root()) {
+    const fs::path hidden = world().root / "private";
+    fs::create_directory(hidden);
+    fs::permissions(hidden, fs::perms(0700));
+    std::ofstream(hidden / "lab.toml") << "\n";
+    CHECK_THAT(unreadable_by_sandbox({hidden / "lab.toml"}), Catch::Contains("private"));
+    CHECK(unreadable_by_sandbox({world().lab_toml}).empty());
+    SandboxSpec bad;
+    bad.read.push_back(hidden / "lab.toml");
+    r = boxed(s, {"whoami"}, bad);
+    CHECK(r.exit_code == 125);
+    CHECK_THAT(r.output, Catch::Contains("cannot be read by nobody") && Catch::Contains("private"));
+  }
+}
+
+int main(int argc, char** argv) {
+  const auto& p = probe_isolation();
+  std::printf("isolation: %s\n", p.summary.c_str());
+  if (p.landlock == 0) {
+    std::printf("skipped: no Landlock here, so the sandbox cannot be tested (%s)\n", p.summary.c_str());
+    return 77;
+  }
+  return Catch::Session().run(argc, argv);
+}
