@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -48,6 +49,29 @@ fs::path sandbox_launcher() {
   return {};
 }
 
+fs::path compute_sanitizer_program() {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  dirs += ":/usr/local/cuda/bin";
+  std::error_code ec;
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / "compute-sanitizer";
+    start = end + 1;
+    if (candidate.is_relative() || !fs::is_regular_file(candidate, ec)) continue;
+    const fs::path real = fs::canonical(candidate, ec);
+    if (ec) continue;
+    // bin/compute-sanitizer, a script, runs ../compute-sanitizer/compute-sanitizer.
+    std::ifstream in(real, std::ios::binary);
+    char head[2] = {};
+    in.read(head, 2);
+    if (head[0] != '#' || head[1] != '!') return real;
+    const fs::path inner = real.parent_path().parent_path() / "compute-sanitizer" / "compute-sanitizer";
+    if (fs::is_regular_file(inner, ec)) return fs::canonical(inner, ec);
+  }
+  return {};
+}
+
 std::vector<std::string> sandboxed_argv(const SandboxSpec& spec, const std::vector<std::string>& argv) {
   const fs::path launcher = sandbox_launcher();
   if (launcher.empty())
@@ -59,6 +83,7 @@ std::vector<std::string> sandboxed_argv(const SandboxSpec& spec, const std::vect
   if (!spec.scratch.empty()) out.insert(out.end(), {"--scratch", fs::absolute(spec.scratch).string()});
   for (const auto& p : spec.read) out.insert(out.end(), {"--read", fs::absolute(p).string()});
   for (const auto& p : spec.exec) out.insert(out.end(), {"--exec", fs::absolute(p).string()});
+  for (const auto& p : spec.write) out.insert(out.end(), {"--write", fs::absolute(p).string()});
   for (int fd : spec.keep_fds) out.insert(out.end(), {"--keep-fd", std::to_string(fd)});
   if (spec.allow_fork) out.push_back("--allow-fork");
   if (spec.require) out.push_back("--require");

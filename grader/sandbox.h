@@ -45,6 +45,9 @@ struct SandboxSpec {
   // (argv[0]) always is. Under compute-sanitizer: the test binary, and
   // compute-sanitizer's folder (the sanitizer loads its libraries from there).
   std::vector<std::filesystem::path> exec;
+  // Also writable, beneath (e.g. the access report's file, where it is not
+  // in the scratch folder). Under root they are given to nobody too.
+  std::vector<std::filesystem::path> write;
   // Descriptors the program keeps (the child's numbers, i.e. the targets of
   // ProcessOptions::pass_fds); every other one above 2 is closed.
   std::vector<int> keep_fds;
@@ -59,6 +62,12 @@ struct SandboxSpec {
 // The launcher's command line that runs `argv` confined by `spec`. Paths are
 // made absolute. Throws std::runtime_error if the launcher was not built.
 std::vector<std::string> sandboxed_argv(const SandboxSpec& spec, const std::vector<std::string>& argv);
+
+// compute-sanitizer's own program, for the sandbox: the one on PATH is a
+// shell script that runs readlink and dirname (which a confined check may
+// not run) and then this. Run it as argv[0] with its folder and the test
+// binary in SandboxSpec::exec and allow_fork set. Empty if not found.
+std::filesystem::path compute_sanitizer_program();
 
 // cudalab-sandbox: next to the running executable, else where this build put
 // it. Empty if neither exists.

@@ -246,6 +246,12 @@ std::vector<Rule> rules_for(const Options& o, const std::string& program) {
   if (glob("/dev/nvidia*", 0, nullptr, &g) == 0)
     for (std::size_t i = 0; i < g.gl_pathc; ++i) rules.push_back({g.gl_pathv[i], rw_dev | kReadDir, false});
   globfree(&g);
+  // The process's own /proc entries, writable: the CUDA driver writes there
+  // (with O_TRUNC) as it starts. Under --allow-fork the children's too,
+  // which other pids hold: all of /proc (what else is writable there is the
+  // user's own or root's).
+  rules.push_back(
+      {o.allow_fork ? "/proc" : "/proc/self", kReadFile | kReadDir | kWriteFile | kTruncate, false});
   for (const auto& p : o.read) rules.push_back({p, ro, true});
   // Write access everywhere beneath, but no execution and no device nodes.
   const uint64_t rw_tree = ~(kExecute | kMakeChar | kMakeBlock);
@@ -271,9 +277,11 @@ std::vector<Rule> rules_for(const Options& o, const std::string& program) {
 int install_landlock(const Options& o, const std::string& program, std::string* why) {
   const int abi = landlock_abi();
   if (abi == 0) {
-    *why = errno == ENOSYS       ? "the kernel has no Landlock"
+    *why = errno == ENOSYS       ? "the kernel has no Landlock (Linux 5.13+)"
            : errno == EOPNOTSUPP ? "Landlock is disabled (boot with lsm=...,landlock)"
-                                 : std::string("landlock: ") + strerror(errno);
+           : errno == EPERM
+               ? "the Landlock calls are blocked (a container's seccomp profile older than Docker 23?)"
+               : std::string("landlock: ") + strerror(errno);
     return 0;
   }
   RulesetAttr attr{};

@@ -119,6 +119,7 @@ TEST_CASE("A check may create files in its scratch folder, and read its binary a
   CHECK(boxed(s, {"read", "/etc/passwd"}).ok());  // the system's folders stay readable
   CHECK(boxed(s, {"read", "/proc/self/status"}).ok());
   CHECK(boxed(s, {"append", "/dev/null"}).ok());
+  CHECK(boxed(s, {"write", "/proc/self/comm"}).ok());  // the CUDA driver writes its own /proc entries
   CHECK(boxed(s, {"unix"}).ok());
   CHECK(boxed(s, {"thread-kill-self"}).ok());
 }
@@ -257,6 +258,20 @@ TEST_CASE("The launcher refuses what it cannot confine, with the reason") {
     CHECK(r.exit_code == 125);
     CHECK_THAT(r.output, Catch::Contains("cannot be read by nobody") && Catch::Contains("private"));
   }
+}
+
+TEST_CASE("A command that closes its output before it exits keeps its exit code (run_process)") {
+  // GNU tools close stdout and stderr at exit; the sandbox's checks run
+  // them. Closing the output used to get the command killed (SIGKILL).
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "exec >&- 2>&-; sleep 0.3; exit 3"};
+  o.timeout_s = 10;
+  const auto r = run_process(o);
+  CHECK(r.signal == 0);
+  CHECK(r.exit_code == 3);
+  o.argv = {"sh", "-c", "exec >&- 2>&-; sleep 30"};
+  o.timeout_s = 0.5;
+  CHECK(run_process(o).timed_out);
 }
 
 int main(int argc, char** argv) {
