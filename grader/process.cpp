@@ -177,7 +177,10 @@ ProcessResult run_process(const ProcessOptions& options) {
   int status = 0;
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   double exited_at = 0;
-  while (!eof) {
+  // Until the output ends and the command has exited: a command that closes
+  // its stdout and stderr before it exits (GNU tools do) is not killed for
+  // it; the timeout still holds.
+  while (!(eof && exited)) {
     int wait_ms = 200;
     if (options.timeout_s > 0) {
       const double left = options.timeout_s - elapsed();
@@ -188,7 +191,11 @@ ProcessResult run_process(const ProcessOptions& options) {
       wait_ms = std::max(1, std::min(200, static_cast<int>(left * 1000)));
     }
     pollfd p{fds[0], POLLIN, 0};
-    const int r = poll(&p, 1, wait_ms);
+    int r = 0;
+    if (!eof)
+      r = poll(&p, 1, wait_ms);
+    else
+      usleep(static_cast<useconds_t>(std::min(wait_ms, 5)) * 1000);  // the output is over: wait for the exit
     if (r > 0) {
       const ssize_t n = read(fds[0], buf, sizeof buf);
       if (n > 0)
