@@ -31,6 +31,7 @@
 #include "grade.h"
 #include "process.h"
 #include "report.h"
+#include "sandbox.h"
 #include "score.h"
 #include "submission.h"
 
@@ -672,6 +673,10 @@ int cmd_doctor() {
       "optional (ships with the CUDA toolkit): for --sanitize");
   row("ncu", first_line_of({"ncu", "--version"}),
       "optional (Nsight Compute): for memory-access metrics on a GPU");
+  fmt::print("Grading\n");
+  // What confines each graded check (cudalab-sandbox --probe).
+  const IsolationProbe& isolation = probe_isolation();
+  row("isolation", isolation.ok ? isolation.summary : "", isolation.summary);
   return missing ? kFailed : kOk;
 }
 
