@@ -13,6 +13,7 @@
 
 #include "cudalab/evidence.h"
 #include "process.h"
+#include "sandbox.h"
 
 extern char** environ;
 
@@ -237,7 +238,31 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     }
     opt.env = env;
   }
+  // Confined (sandbox.h): the student's code, its constructors included, runs
+  // with only its scratch folder writable and nothing of the grader's in view.
+  std::filesystem::path scratch;
+  try {
+    SandboxSpec box;
+    scratch = box.scratch = make_scratch_dir(stem);
+    box.read = {std::filesystem::absolute(ctx.binary), std::filesystem::absolute(ctx.lab_toml)};
+    for (const auto& [from, to] : opt.pass_fds) box.keep_fds.push_back(to);
+    if (!ctx.sanitizer.empty()) {
+      // The sanitizer starts the test binary itself, from its own folder.
+      const auto program = compute_sanitizer_program();
+      if (!program.empty()) opt.argv[0] = program.string();
+      box.exec = {std::filesystem::absolute(ctx.binary)};
+      if (!program.empty()) box.exec.push_back(program.parent_path());
+      box.allow_fork = true;
+    }
+    opt.argv = sandboxed_argv(box, opt.argv);
+  } catch (const std::exception& e) {
+    remove_scratch_dir(scratch);
+    r.verdict = "error";
+    r.failures.push_back(fmt::format("the grader cannot run checks confined: {}", e.what()));
+    return r;
+  }
   const ProcessResult p = run_process(opt);
+  remove_scratch_dir(scratch);
   r.seconds = p.seconds;
   record_fd.reset();
   evidence_fd.reset();

@@ -10,6 +10,7 @@
 
 #include "policy.h"
 #include "process.h"
+#include "sandbox.h"
 #include "submission.h"
 
 namespace fs = std::filesystem;
@@ -155,6 +156,7 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
   rc.sanitizer.clear();
   rc.reference_evidence.clear();
   rc.evidence_out = file.string() + ".tmp";
+  rc.max_timeout_s = 0;  // the course's cap is for students; the reference gets the lab's own limit
   const CheckResult r = run_check(rc, lab, check);
   if (!r.passed()) {
     fs::remove(rc.evidence_out, ec);
@@ -520,9 +522,15 @@ SubmissionGrade Grader::run(Staged st) {
       lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
       continue;
     }
-    lab.status = "graded";
     ctx.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     ctx.lab_toml = lab.spec->file;
+    // Under root the checks run as nobody, who must be able to read these.
+    if (const std::string why = unreadable_by_sandbox({ctx.binary, ctx.lab_toml}); !why.empty()) {
+      lab.status = "not_run";
+      lab.message = "the checks cannot run confined: " + why;
+      continue;
+    }
+    lab.status = "graded";
     for (const auto& check : lab.spec->checks) {
       RunContext cc = ctx;
       std::string no_judge;

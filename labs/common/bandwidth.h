@@ -57,7 +57,8 @@ inline Outcome judge(const cudalab::Run& run, const cudalab::LaunchOutcome& laun
   out.values_ok = c.ok();
   if (!out.values_ok) out.message = fmt::format("{}({}): {}", run.launcher(), run.shape(), c.describe());
   // Writing nothing outside the output proves nothing for a launch that wrote nothing.
-  if (c.unwritten == c.rows * c.cols) out.memory.push_back(cudalab::evidence::nothing_written(output, c.unwritten));
+  if (c.unwritten == c.rows * c.cols)
+    out.memory.push_back(cudalab::evidence::nothing_written(output, c.unwritten));
   return out;
 }
 
