@@ -208,6 +208,9 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   opt.pass_fds.push_back({record_fd.get(), kRecordFd});
   if (with_evidence) {
     opt.argv.insert(opt.argv.end(), {"--evidence-fd", std::to_string(kEvidenceFd)});
+    // Only the reference's evidence needs the expected values (up to 8 bytes
+    // an element more); the student's outputs are judged against them.
+    if (!ctx.evidence_out.empty()) opt.argv.push_back("--evidence-expected");
     opt.pass_fds.push_back({evidence_fd.get(), kEvidenceFd});
   }
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});

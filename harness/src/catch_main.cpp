@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   Catch::Session session;
   std::string record, lab_toml, seed;
   int record_fd = -1, evidence_fd = -1;
+  bool evidence_expected = false;
 #if CUDALAB_CATCH_V3
   using Catch::Clara::Opt;
 #else
@@ -90,6 +91,8 @@ int main(int argc, char** argv) {
       Opt(record_fd, "fd")["--record-fd"]("write the record to this open descriptor (the grader's)") |
       Opt(evidence_fd,
           "fd")["--evidence-fd"]("write the outputs of correctness checks here, for the grader's judge") |
+      Opt(evidence_expected)["--evidence-expected"](
+          "with the evidence, the expected values (the reference's run)") |
       Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |
       Opt(seed, "seed")["--seed"]("seed for the random inputs (default 2026; also CUDALAB_SEED)"));
   if (int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
@@ -129,6 +132,7 @@ int main(int argc, char** argv) {
     if (const char* env = std::getenv("CUDALAB_RECORD")) record = env;
   cudalab::set_record_path(record);
   if (record_fd >= 0) cudalab::set_record_fd(record_fd);
+  cudalab::evidence::set_write_expected(evidence_expected);
   cudalab::evidence::set_sink(evidence_fd);
   cudalab::set_record_context("lab", cudalab::this_lab().id);
   cudalab::set_record_context("seed", std::to_string(cudalab::seed()));

@@ -36,12 +36,14 @@ struct Launch {
 };
 
 // Writes one check's evidence as the harness does, for these launches.
-ev::Evidence write_and_read(const std::vector<Launch>& launches, const std::string& tag) {
+ev::Evidence write_and_read(const std::vector<Launch>& launches, const std::string& tag,
+                            bool with_expected = true) {
   const fs::path file = fs::temp_directory_path() / ("cudalab-evidence-" + tag + ".bin");
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   REQUIRE(fd >= 0);
   ev::set_sink(fd);
   ev::set_enabled(true);
+  ev::set_write_expected(with_expected);
   for (const auto& l : launches) {
     ev::set_label(l.label);
     ev::BufferState a;
@@ -94,9 +96,14 @@ TEST_CASE("outputs that match the reference's expected values are judged correct
   const Launch ref;
   Launch mine;
   mine.got[4] += 1e-4f;  // within the reference's tolerance
-  const auto v = ev::judge(write_and_read({mine}, "s1"), write_and_read({ref}, "r1"), "values");
+  // A student's run does not write the expected values; the reference's does.
+  const ev::Evidence s = write_and_read({mine}, "s1", /*with_expected=*/false);
+  CHECK(s.records[1].compared.expected.empty());
+  const auto v = ev::judge(s, write_and_read({ref}, "r1"), "values");
   CHECK(v.ok);
   CHECK(v.failures.empty());
+  // A reference's evidence without them cannot judge anything.
+  CHECK_FALSE(ev::judge(s, write_and_read({ref}, "r1b", /*with_expected=*/false), "values").ok);
 }
 
 TEST_CASE("a wrong output fails however the test process judged it, with the harness's own diagnosis") {

@@ -66,6 +66,9 @@ struct Evidence {
 
 // Evidence goes to this descriptor (the test main's --evidence-fd); -1: none.
 void set_sink(int fd);
+// Whether the expected values go with the outputs: only the reference's run
+// needs them (the test main's --evidence-expected); a student's need not.
+void set_write_expected(bool on);
 // Whether the running check writes evidence (only correctness checks do).
 void set_enabled(bool on);
 bool enabled();
