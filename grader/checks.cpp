@@ -202,9 +202,46 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   }
   constexpr int kRecordFd = 3, kEvidenceFd = 4;
 
+  // Under root a check runs as nobody (sandbox.h). A grading folder nobody
+  // can enter (a checkout in root's home) is no reason to refuse: the binary
+  // and lab.toml then run from copies in a folder of their own that nobody
+  // can read but not change.
+  std::filesystem::path binary = std::filesystem::absolute(ctx.binary),
+                        lab_toml = std::filesystem::absolute(ctx.lab_toml), staged;
+  if (!unreadable_by_sandbox({binary, lab_toml}).empty()) {
+    std::error_code ec;
+    staged = std::filesystem::temp_directory_path() / fmt::format("cudalab-staged-{}", stem);
+    std::filesystem::remove_all(staged, ec);
+    std::filesystem::create_directories(staged, ec);
+    const auto copy = [&](const std::filesystem::path& from, const std::string& name) {
+      const auto to = staged / name;
+      std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+      return to;
+    };
+    binary = copy(binary, binary.filename().string());
+    lab_toml = copy(lab_toml, "lab.toml");
+    using std::filesystem::perms;
+    std::filesystem::permissions(
+        staged,
+        perms::owner_all | perms::group_read | perms::group_exec | perms::others_read | perms::others_exec,
+        ec);
+    std::filesystem::permissions(
+        binary,
+        perms::owner_all | perms::group_read | perms::group_exec | perms::others_read | perms::others_exec,
+        ec);
+    std::filesystem::permissions(
+        lab_toml, perms::owner_read | perms::owner_write | perms::group_read | perms::others_read, ec);
+  }
+  struct Unstage {
+    std::filesystem::path dir;
+    ~Unstage() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } unstage{staged};
+
   ProcessOptions opt;
-  opt.argv = {std::filesystem::absolute(ctx.binary).string(), "--record-fd", std::to_string(kRecordFd),
-              "--lab-toml", std::filesystem::absolute(ctx.lab_toml).string()};
+  opt.argv = {binary.string(), "--record-fd", std::to_string(kRecordFd), "--lab-toml", lab_toml.string()};
   opt.pass_fds.push_back({record_fd.get(), kRecordFd});
   if (with_evidence) {
     opt.argv.insert(opt.argv.end(), {"--evidence-fd", std::to_string(kEvidenceFd)});
@@ -247,13 +284,13 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   try {
     SandboxSpec box;
     scratch = box.scratch = make_scratch_dir(stem);
-    box.read = {std::filesystem::absolute(ctx.binary), std::filesystem::absolute(ctx.lab_toml)};
+    box.read = {binary, lab_toml};
     for (const auto& [from, to] : opt.pass_fds) box.keep_fds.push_back(to);
     if (!ctx.sanitizer.empty()) {
       // The sanitizer starts the test binary itself, from its own folder.
       const auto program = compute_sanitizer_program();
       if (!program.empty()) opt.argv[0] = program.string();
-      box.exec = {std::filesystem::absolute(ctx.binary)};
+      box.exec = {binary};
       if (!program.empty()) box.exec.push_back(program.parent_path());
       box.allow_fork = true;
     }

@@ -10,7 +10,6 @@
 
 #include "policy.h"
 #include "process.h"
-#include "sandbox.h"
 #include "submission.h"
 
 namespace fs = std::filesystem;
@@ -524,12 +523,6 @@ SubmissionGrade Grader::run(Staged st) {
     }
     ctx.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     ctx.lab_toml = lab.spec->file;
-    // Under root the checks run as nobody, who must be able to read these.
-    if (const std::string why = unreadable_by_sandbox({ctx.binary, ctx.lab_toml}); !why.empty()) {
-      lab.status = "not_run";
-      lab.message = "the checks cannot run confined: " + why;
-      continue;
-    }
     lab.status = "graded";
     for (const auto& check : lab.spec->checks) {
       RunContext cc = ctx;
