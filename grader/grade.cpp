@@ -281,7 +281,8 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
   // The student file's object: nvcc's (GPU), or g++'s of its simt translation (CPU mode).
   auto object_of = [&](const nlohmann::json& e, const std::string& f, bool cpu) {
     const std::string src = (overlay_ / lab.id / f).string();
-    const std::string prefix = "labs/" + lab.id + (cpu ? "-tests-cpu.p/" : "-tests.p/");
+    // labs/meson.build compiles them into a library of their own, linked last.
+    const std::string prefix = "labs/lib" + lab.id + (cpu ? "-student-cpu.a.p/" : "-student.a.p/");
     const std::string cpu_src = "cpu-" + lab.id + "-" + f + ".cpp";
     const std::string file = e.is_object() ? e.value("file", "") : "";
     const bool mine = cpu ? file.size() >= cpu_src.size() &&

@@ -70,6 +70,10 @@ class Owners {
   // foils, e.g. vector_add_chunked): a submission that is the solution file
   // defines them too, harmlessly (nothing else defines them globally).
   std::set<std::string> foils;
+  // Owners whose objects the link takes before the student's (labs/meson.build
+  // links the student's files last): where both define the same instantiation
+  // of a standard template, the linker keeps theirs.
+  std::set<std::string> linked_first;
   bool empty() const { return sources_.empty(); }
 
  private:

@@ -275,22 +275,72 @@ void matmul_tiled(const float*, const float*, float* C, int, int, int) {
                              "file, process and network calls are not allowed"));
 }
 
-TEST_CASE("A standard instantiation the harness has too passes only as the same code") {
-  auto v = check("same-std", std::string(R"(
-namespace std { __attribute__((noinline)) inline int cudalab_sample(int x) { return x * 3 + 1; } }
-void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] = std::cudalab_sample(M); }
-)"));
-  INFO(all(v));
-  CHECK(v.empty());
-  v = check("forged-std", std::string(R"(
+TEST_CASE("A standard instantiation the harness has too passes: the linker keeps the harness's copy") {
+  const std::string forged = R"(
 namespace std { __attribute__((noinline)) inline int cudalab_sample(int x) { return x; } }
 void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] = std::cudalab_sample(M); }
-)"));
+)";
+  auto v = check("forged-std-first", forged);
+  INFO(all(v));
+  CHECK(v.empty());
+  // What makes that safe: the lab binaries link the student's files after the
+  // harness (labs/meson.build), and the linker keeps the first copy, so the
+  // student's own copy is called by nobody, not even by the student's code.
+  const fs::path harness = objects().compile("harness-first", kHarness);
+  const fs::path student = objects().compile("student-last", forged);
+  const fs::path main = objects().compile("main-first", R"(
+#include <cstdio>
+int harness_sample(int);
+void matmul_tiled(const float*, const float*, float*, int, int, int);
+int main() { float c = 0; matmul_tiled(nullptr, nullptr, &c, 5, 0, 0); std::printf("%d %g\n", harness_sample(5), c); }
+)");
+  const fs::path exe = objects().dir / "first-copy-wins";
+  ProcessOptions link;
+  link.argv = {"c++", main.string(), harness.string(), student.string(), "-o", exe.string()};
+  link.timeout_s = 120;
+  const ProcessResult linked = run_process(link);
+  INFO(linked.output);
+  REQUIRE(linked.ok());
+  ProcessOptions run;
+  run.argv = {exe.string()};
+  run.timeout_s = 60;
+  const ProcessResult ran = run_process(run);
+  CHECK(ran.output == "16 16\n");
+}
+
+TEST_CASE("A standard instantiation a library linked after the student's file has too passes only as the same code") {
+  // The CUDA runtime's archive comes after the student's files in the link.
+  static const Owners later = [] {
+    std::string error;
+    Owners own;
+    own.add("the CUDA runtime", library_names(objects().compile("runtime", kHarness), false, error));
+    REQUIRE(error.empty());
+    return own;
+  }();
+  auto check_later = [](const std::string& name, const std::string& code) {
+    ObjectRules rules;
+    rules.launchers = {"matmul_tiled"};
+    rules.owners = &later;
+    std::string error;
+    auto v = check_object(objects().compile(name, code), rules, error);
+    REQUIRE(error.empty());
+    return v;
+  };
+  auto v = check_later("same-std", R"(
+namespace std { __attribute__((noinline)) inline int cudalab_sample(int x) { return x * 3 + 1; } }
+void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] = std::cudalab_sample(M); }
+)");
+  INFO(all(v));
+  CHECK(v.empty());
+  v = check_later("forged-std", R"(
+namespace std { __attribute__((noinline)) inline int cudalab_sample(int x) { return x; } }
+void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] = std::cudalab_sample(M); }
+)");
   REQUIRE(v.size() == 1);
   CHECK_THAT(
       v[0].describe("matmul_tiled.cu"),
       Catch::StartsWith("matmul_tiled.cu defines std::cudalab_sample(int), an instantiation of a standard "
-                        "template that the harness defines too"));
+                        "template that the CUDA runtime defines too"));
 }
 
 TEST_CASE("Kernels are the functions nvcc gives a host stub") {
