@@ -52,6 +52,17 @@ void fill_unrun(LabGrade& lab) {
   }
 }
 
+// "'square' failed" when a check this one requires has a result that did not
+// pass; "" when all passed or are still to run (then the score gates it).
+std::string failed_requirement(const CheckSpec& check, const std::vector<CheckResult>& done) {
+  std::vector<std::string> failed;
+  for (const auto& id : check.required)
+    for (const auto& r : done)
+      if (r.id == id && !r.passed()) failed.push_back("'" + id + "'");
+  if (failed.empty()) return {};
+  return fmt::format("{} failed (a speed check counts only for correct code)", fmt::join(failed, " and "));
+}
+
 }  // namespace
 
 std::string tidy_build_log(const std::string& log, const std::string& overlay_labs, bool verbose) {
@@ -527,6 +538,16 @@ SubmissionGrade Grader::run(Staged st) {
     lab.status = "graded";
     for (const auto& check : lab.spec->checks) {
       RunContext cc = ctx;
+      // A speed check counts only when the correctness checks it requires
+      // passed (score.h): where one failed it is not timed at all, and says why.
+      if (const std::string failed = failed_requirement(check, lab.results); !failed.empty()) {
+        CheckResult r;
+        r.id = check.id, r.name = check.name, r.kind = check.kind;
+        r.verdict = "not_run";
+        r.failures.push_back("not timed: " + failed);
+        lab.results.push_back(std::move(r));
+        continue;
+      }
       std::string no_judge;
       if (check.kind == "correctness") {
         cc.reference_evidence = reference_evidence(ctx, *lab.spec, check, g.cpu_mode, no_judge);

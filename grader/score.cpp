@@ -20,6 +20,7 @@ CheckScore score_check(const CheckSpec& spec, const CheckResult& result,
   if (!missing.empty()) {
     s.why = fmt::format("counts only when {} pass{}", fmt::join(missing, " and "),
                         missing.size() == 1 ? "es" : "");
+    s.gated = true;
     return s;
   }
   if (result.verdict == "not_run" || result.verdict == "skipped") {

@@ -44,6 +44,8 @@ TEST_CASE("A speed check scores nothing unless its correctness checks passed") {
   const auto s = score_check(spec, fast, {result("square", "fail"), fast});
   CHECK(s.points == 0);
   CHECK_THAT(s.why, Catch::Contains("'square'"));
+  CHECK(s.gated);  // so the exports report it failed, whatever its verdict
+  CHECK_FALSE(score_check(spec, fast, {result("square", "pass"), fast}).gated);
 }
 
 TEST_CASE("Speed credit is linear between the curve's ends") {
