@@ -23,21 +23,31 @@ std::string test_name(const LabGrade& lab, const CheckSpec& c) {
 }  // namespace
 
 std::string check_output(const CheckSpec& spec, const CheckResult& r, const CheckScore& s) {
-  std::string out = fmt::format("{} ({:.2f}/{:g} points)\n", r.verdict, s.points, s.max_points);
+  std::string out = fmt::format("{} ({:.2f}/{:g} points)", r.verdict, s.points, s.max_points);
+  // A check that counts for nothing because a check it requires failed says
+  // so first ("not timed: 'square' failed"), whatever its own verdict.
+  std::size_t shown = 0;
+  if (s.gated) {
+    const bool not_timed = !r.failures.empty() && r.failures.front().rfind("not timed: ", 0) == 0;
+    out += ": " + (not_timed ? r.failures.front() : "not counted: it " + s.why);
+    shown = not_timed ? 1 : 0;
+  }
+  out += "\n";
   if (auto m = describe_measurements(spec, r); !m.empty()) out += m + "\n";
-  for (const auto& f : r.failures) out += f + "\n";
+  for (std::size_t i = shown; i < r.failures.size(); ++i) out += r.failures[i] + "\n";
   for (const auto& n : r.notes) out += n + "\n";
-  if (!s.why.empty() && s.points < s.max_points && r.verdict != "not_run") out += "points: " + s.why + "\n";
+  if (!s.why.empty() && s.points < s.max_points && r.verdict != "not_run" && !s.gated)
+    out += "points: " + s.why + "\n";
   if (!r.output.empty()) out += "output:\n" + r.output + "\n";
   return out;
 }
 
 std::string submission_output(const SubmissionGrade& g) {
   std::string out = fmt::format("cudalab: {:.2f} / {:g} points", g.score, g.max_score);
-  out += g.gpu ? fmt::format(" (GPU: {})\n", g.gpu_line)
-         : g.cpu_mode
-             ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run)\n", g.gpu_line)
-             : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
+  out += g.gpu        ? fmt::format(" (GPU: {})\n", g.gpu_line)
+         : g.cpu_mode ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run{})\n",
+                                    g.gpu_line, g.provisional ? "; a provisional grade" : "")
+                      : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
   if (!g.error.empty()) out += g.error + "\n";
   for (const auto& lab : g.labs) {
     out += fmt::format("{}: {:.2f} / {:g}", lab.spec->id, lab.points, lab.max_points);
@@ -64,14 +74,23 @@ nlohmann::json gradescope_json(const SubmissionGrade& g) {
                        {"number", fmt::format("{}.{}", lab.spec->id.substr(0, 2), i + 1)},
                        {"score", round2(lab.weight * s.points)},
                        {"max_score", round2(lab.weight * s.max_points)},
-                       {"status", r.passed() ? "passed" : "failed"},
+                       // status follows points: a passing check that does not count is failed
+                       {"status", r.passed() && !s.gated ? "passed" : "failed"},
                        {"output", check_output(c, r, s)},
                        {"visibility", c.visibility}});
     }
   }
-  return {{"score", round2(g.score)},       {"execution_time", std::lround(g.seconds)},
-          {"output", submission_output(g)}, {"visibility", "visible"},
-          {"stdout_visibility", "hidden"},  {"tests", tests}};
+  // How it was graded, for scripts: "gpu", "cpu" (CPU mode: correctness
+  // only) or "none" (no GPU: built, checks not run).
+  const nlohmann::json mode = {{"mode", g.gpu        ? "gpu"
+                                        : g.cpu_mode ? "cpu"
+                                                     : "none"},
+                               {"provisional", g.provisional},
+                               {"gpu", g.gpu_line}};
+  return {{"score", round2(g.score)},         {"execution_time", std::lround(g.seconds)},
+          {"output", submission_output(g)},   {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},    {"tests", tests},
+          {"extra_data", {{"cudalab", mode}}}};
 }
 
 nlohmann::json prairielearn_json(const SubmissionGrade& g) {

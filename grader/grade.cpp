@@ -484,7 +484,7 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
       lab.message = "the lab was not run:\n" + bad;
       continue;
     }
-    if (cfg_.course.cpu_mode) {
+    if (cfg_.course.cpu_mode || cfg_.cpu_fallback) {
       const std::string cpu_log = build_lab(lab.spec->id + "-tests-cpu", slot, ok);
       // The CPU-mode object is the student's code too, compiled another way:
       // the same policy, with simt's runtime in place of CUDA's.
@@ -518,7 +518,8 @@ SubmissionGrade Grader::run(Staged st) {
     g.gpu = !info.is_discarded() && info.is_object() && info.value("usable", false);
     g.gpu_line = info.is_object() ? (g.gpu ? info.value("name", "") : info.value("reason", ""))
                                   : "not probed: " + pr.describe();
-    g.cpu_mode = !g.gpu && cfg_.course.cpu_mode;
+    g.cpu_mode = !g.gpu && (cfg_.course.cpu_mode || cfg_.cpu_fallback);
+    g.provisional = g.cpu_mode && !cfg_.course.cpu_mode;
   }
   RunContext ctx;
   ctx.seed = cfg_.seed;

@@ -35,7 +35,10 @@ struct SubmissionGrade {
   double score = 0, max_score = 0;  // weighted totals
   double seconds = 0;
   bool gpu = false;
-  bool cpu_mode = false;  // no GPU; correctness graded in CPU mode (course.toml)
+  bool cpu_mode = false;  // no GPU; correctness graded in CPU mode (course.toml, or cpu_fallback)
+  // CPU mode for want of a GPU, not by the course's choice (GraderConfig::
+  // cpu_fallback): speed checks not run, a provisional grade (exit code 3).
+  bool provisional = false;
   std::string gpu_line;
   std::string error;  // the submission could not be read at all
 };
@@ -50,6 +53,10 @@ struct GraderConfig {
   // (e.g. memcheck, racecheck): a report turns the check into a failure.
   std::vector<std::string> sanitizers;
   bool verbose = false;
+  // Without a usable GPU, grade the correctness checks in CPU mode even where
+  // the course does not set cpu_mode (`cudalab grade` unless --no-cpu): the
+  // grade is then marked provisional.
+  bool cpu_fallback = false;
 };
 
 class Grader {

@@ -92,8 +92,69 @@ struct GpuProbe {
   nlohmann::json info;
 };
 
-GpuProbe probe_gpu() {
+// nvcc on PATH, or where the CUDA toolkit installs it; "" if none.
+std::string find_nvcc() {
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream in(path);
+    for (std::string dir; std::getline(in, dir, ':');)
+      if (!dir.empty() && access((fs::path(dir) / "nvcc").c_str(), X_OK) == 0)
+        return (fs::path(dir) / "nvcc").string();
+  }
+  std::vector<fs::path> homes;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) homes.emplace_back(home);
+  homes.emplace_back("/usr/local/cuda");
+  for (const auto& h : homes)
+    if (access((h / "bin" / "nvcc").c_str(), X_OK) == 0) return (h / "bin" / "nvcc").string();
+  return {};
+}
+
+bool target_exists(const std::string& target);
+
+// Builds the GPU probe (harness/cudalab-gpuinfo) where it is missing or
+// stale: the ./cudalab script builds only the program. A build configured
+// before nvcc was installed is configured again. "" when the probe is there,
+// else why not.
+std::string ensure_gpu_probe() {
+  if (!target_exists("cudalab-gpuinfo")) {
+    const std::string nvcc = find_nvcc();
+    if (nvcc.empty())
+      return "no CUDA toolkit: nvcc is not installed (on PATH or in /usr/local/cuda/bin), so the GPU probe "
+             "cannot be built";
+    // nvcc came after the build was configured: configure it again, with nvcc on PATH.
+    const std::string dir = fs::path(nvcc).parent_path().string();
+    const std::string path = std::getenv("PATH") ? std::string(std::getenv("PATH")) : "/usr/bin:/bin";
+    setenv("PATH", (dir + ":" + path).c_str(), 1);
+    ProcessOptions opt;
+    opt.argv = {"meson", "setup", "--reconfigure", kBuildRoot.string(), kSourceRoot.string()};
+    opt.timeout_s = 600;
+    opt.output_cap = 1 << 20;
+    const ProcessResult p = run_process(opt);
+    if (!p.ok() || !target_exists("cudalab-gpuinfo"))
+      return fmt::format(
+          "nvcc is installed ({}) but {} was configured without it and configuring it again failed ({}): run "
+          "`meson setup --reconfigure {}`",
+          nvcc, kBuildRoot.string(), p.describe(), kBuildRoot.string());
+  }
+  ProcessOptions opt;
+  opt.argv = {"meson", "compile", "-C", kBuildRoot.string(), "harness/cudalab-gpuinfo"};
+  opt.timeout_s = 1800;
+  opt.output_cap = 1 << 20;
+  const ProcessResult p = run_process(opt);
+  if (!p.ok())
+    return fmt::format("the GPU probe (harness/cudalab-gpuinfo) did not build ({}):\n{}", p.describe(),
+                       trim_build_log(p.output, false));
+  return {};
+}
+
+// probe_gpu(true) builds the probe first where it can (ensure_gpu_probe).
+GpuProbe probe_gpu(bool build = false) {
   GpuProbe g;
+  if (build) {
+    if (const std::string why = ensure_gpu_probe(); !why.empty()) {
+      g.line = "not probed: " + why;
+      return g;
+    }
+  }
   const fs::path exe = kBuildRoot / "harness" / "cudalab-gpuinfo";
   if (!fs::exists(exe)) {
     g.line = "not probed: the CUDA parts are not built (no nvcc?)";
@@ -338,6 +399,7 @@ struct GradeArgs {
   std::string work;                   // the grading build
   std::vector<std::string> sanitize;  // memcheck, racecheck, ...
   bool force = false, verbose = false, prepare = false;
+  bool no_cpu = false;  // without a GPU, grade nothing unless course.toml sets cpu_mode
 };
 
 std::string submission_id(const fs::path& p) {
@@ -370,7 +432,9 @@ void write_exports(const SubmissionGrade& g, const std::vector<LabSpec>& labs, c
 }
 
 void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored) {
-  fmt::print("GPU: {}\n", g.gpu        ? g.gpu_line
+  fmt::print("GPU: {}\n", g.gpu           ? g.gpu_line
+                          : g.provisional ? "none usable (" + g.gpu_line +
+                                                "): CPU mode, correctness checks only; a provisional grade"
                           : g.cpu_mode ? "none usable (" + g.gpu_line + "): CPU mode, correctness checks only"
                                        : "none usable (" + g.gpu_line + "): built only, checks not run");
   if (!g.error.empty()) fmt::print("{}\n", g.error);
@@ -396,6 +460,9 @@ void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored
   }
   fmt::print("\n{}\n", paint_total(style, fmt::format("total: {:.2f} / {:g} points ({:.0f} s)", g.score,
                                                       g.max_score, g.seconds)));
+  if (g.provisional)
+    fmt::print(
+        "provisional: graded without a GPU, correctness in CPU mode; the speed checks' points need a GPU\n");
 }
 
 struct Distribution {
@@ -435,6 +502,20 @@ int cmd_grade(const GradeArgs& a) {
   cfg.seed = a.seed.empty() ? course.seed : a.seed;
   cfg.verbose = a.verbose;
   cfg.sanitizers = a.sanitize;
+  // Without a usable GPU, the correctness checks are graded in CPU mode: a
+  // provisional grade (exit code 3). --no-cpu leaves it to the course file
+  // (cpu_mode = true), as the autograder does: nothing is graded without a GPU
+  // unless the course allows it.
+  if (!a.prepare && !a.no_cpu && !course.cpu_mode) {
+    const GpuProbe gpu = probe_gpu(/*build=*/true);
+    if (!gpu.usable) {
+      cfg.cpu_fallback = true;
+      fmt::print(
+          "No usable GPU ({}): correctness checks graded in CPU mode; speed checks not run: a provisional "
+          "grade (exit code 3; --no-cpu grades nothing without a GPU)\n",
+          gpu.line);
+    }
+  }
   Grader grader(cfg);
   const Style style = Style::for_stdout(a.verbose);
 
@@ -463,7 +544,9 @@ int cmd_grade(const GradeArgs& a) {
     fmt::print(
         "results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt)\n",
         out.string());
-    return g.gpu || g.cpu_mode ? kOk : kNoGpu;
+    // A grade the course chose to give in CPU mode is whole; one made in CPU
+    // mode for want of a GPU is provisional.
+    return g.gpu || (g.cpu_mode && !g.provisional) ? kOk : kNoGpu;
   }
 
   // Batch: every folder or archive in the batch folder, one after another.
@@ -527,7 +610,7 @@ int cmd_grade(const GradeArgs& a) {
       rows[i] = fmt::format("{},0.00,0,{}error", csv_field(id), std::string(labs.size(), ','));
       continue;  // a failing submission never stops the batch
     }
-    any_gpu |= g.gpu || g.cpu_mode;
+    any_gpu |= g.gpu || (g.cpu_mode && !g.provisional);
     write_exports(g, labs, out / id);
     rows[i] = csv_row(g);
     rows[i].pop_back();
@@ -631,52 +714,111 @@ std::string first_line_of(const std::vector<std::string>& argv) {
   return out.substr(0, out.find('\n'));
 }
 
+// A program on PATH or next to nvcc (the CUDA toolkit's bin/); "" if none.
+std::string find_tool(const std::string& name) {
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream in(path);
+    for (std::string dir; std::getline(in, dir, ':');)
+      if (!dir.empty() && access((fs::path(dir) / name).c_str(), X_OK) == 0)
+        return (fs::path(dir) / name).string();
+  }
+  if (const std::string nvcc = find_nvcc(); !nvcc.empty()) {
+    const fs::path p = fs::path(nvcc).parent_path() / name;
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return {};
+}
+
 int cmd_doctor() {
   int missing = 0;
-  auto row = [&](const std::string& what, const std::string& value, const std::string& fix) {
-    if (value.empty()) {
+  const std::string sudo = geteuid() == 0 ? "" : "sudo ";
+  // A missing required piece counts (exit code 1); an optional one does not.
+  auto row = [&](const std::string& what, const std::string& value, const std::string& fix,
+                 bool optional = false) {
+    if (!value.empty()) {
+      fmt::print("  {:<18} {}\n", what, value);
+    } else if (optional) {
+      fmt::print("  {:<18} not installed (optional)  {}\n", what, fix);
+    } else {
       ++missing;
       fmt::print("  {:<18} MISSING  {}\n", what, fix);
-    } else {
-      fmt::print("  {:<18} {}\n", what, value);
     }
+  };
+  auto version_of = [](const std::string& tool) {
+    const std::string path = find_tool(tool);
+    return path.empty() ? std::string() : first_line_of({path, "--version"});
   };
   fmt::print("cudalab {} (source {}, build {})\n", CUDALAB_VERSION, kSourceRoot.string(),
              kBuildRoot.string());
-  const GpuProbe gpu = probe_gpu();
+  std::fflush(stdout);
+  const GpuProbe gpu = probe_gpu(/*build=*/true);  // builds the probe where nvcc is
   fmt::print("GPU\n");
   if (gpu.usable) {
     const auto& i = gpu.info;
+    std::string cc = i.value("compute_capability", "");
+    std::string sm = cc;
+    sm.erase(std::remove(sm.begin(), sm.end(), '.'), sm.end());
     row("device", i.value("name", ""), "");
-    row("compute capability", i.value("compute_capability", ""), "");
+    row("compute capability", cc.empty() ? "" : fmt::format("{} (sm_{})", cc, sm), "");
     row("SMs", std::to_string(i.value("sm_count", 0)), "");
     row("driver / runtime", i.value("driver", "") + " / " + i.value("runtime", ""), "");
     row("peak DRAM",
         fmt::format("{:.0f} GB/s (2 x {:.0f} MHz x {} bits / 8)", i.value("peak_dram_gbs", 0.0),
                     i.value("mem_clock_mhz", 0.0), i.value("bus_width_bits", 0)),
         "");
-    row("peak FP32", fmt::format("{:.0f} GFLOP/s", i.value("peak_fp32_gflops", 0.0)), "");
+    row("peak FP32",
+        fmt::format("{:.0f} GFLOP/s (2 x {} SMs x FP32 lanes x {:.0f} MHz)", i.value("peak_fp32_gflops", 0.0),
+                    i.value("sm_count", 0), i.value("sm_clock_mhz", 0.0)),
+        "");
     row("L2", fmt::format("{:.0f} MiB", i.value("l2_mib", 0.0)), "");
     row("shared mem/block",
         fmt::format("{:.0f} KiB ({:.0f} KiB opt-in)", i.value("smem_per_block_kib", 0.0),
                     i.value("smem_per_block_optin_kib", 0.0)),
         "");
   } else {
-    fmt::print("  none usable: {}\n  The labs still build; their GPU checks are skipped.\n", gpu.line);
+    // Why, and what would give one.
+    const std::string& why = gpu.line;
+    std::string fix;
+    if (why.find("no NVIDIA driver") != std::string::npos)
+      fix =
+          "this machine has no NVIDIA driver: on a machine with an NVIDIA GPU, install its driver "
+          "(nvidia-smi must list the GPU)";
+    else if (why.find("no CUDA device") != std::string::npos)
+      fix = "the driver sees no device: check `nvidia-smi` and CUDA_VISIBLE_DEVICES";
+    else if (why.find("no CUDA toolkit") != std::string::npos)
+      fix = "install the CUDA toolkit (nvcc, below), then run `cudalab doctor` again";
+    else if (why.find("driver") != std::string::npos)
+      fix = "the driver is too old for the CUDA runtime, or it failed: update the NVIDIA driver";
+    fmt::print("  none usable: {}\n", why);
+    if (!fix.empty()) fmt::print("  {}\n", fix);
+    fmt::print(
+        "  Without a GPU, `./cudalab test` and `./cudalab grade` run the correctness checks in CPU mode "
+        "(simulated GPU threads on the CPU);\n  speed checks need a GPU and are not run, so a grade made "
+        "here is provisional (exit code 3).\n");
   }
+  const std::vector<std::string> labs = all_labs();
+  row("CPU mode",
+      !labs.empty() && target_exists(labs.front() + "-tests-cpu")
+          ? "available (simt: kernels on simulated threads)"
+          : "",
+      fmt::format("configure the build again: meson setup --reconfigure {}", kBuildRoot.string()));
   fmt::print("Tools\n");
-  row("nvcc", first_line_of({"nvcc", "--version"}), "install the CUDA toolkit (nvcc 12 or newer; 13 tested)");
-  row("meson", first_line_of({"meson", "--version"}), "apt-get install meson (1.0 or newer)");
-  row("ninja", first_line_of({"ninja", "--version"}), "apt-get install ninja-build");
-  row("Catch2", CUDALAB_CATCH2_VERSION, "apt-get install catch2");
-  row("compute-sanitizer", first_line_of({"compute-sanitizer", "--version"}),
-      "optional (ships with the CUDA toolkit): for --sanitize");
-  row("ncu", first_line_of({"ncu", "--version"}),
-      "optional (Nsight Compute): for memory-access metrics on a GPU");
+  row("nvcc", version_of("nvcc"),
+      "install the CUDA toolkit 12 or newer (13 tested): https://developer.nvidia.com/cuda-downloads, e.g. " +
+          sudo + "apt-get install cuda-toolkit from NVIDIA's repository");
+  row("meson", version_of("meson"), sudo + "apt-get install meson (1.0 or newer)");
+  row("ninja", version_of("ninja"), sudo + "apt-get install ninja-build");
+  row("Catch2", CUDALAB_CATCH2_VERSION, sudo + "apt-get install catch2");
+  row("compute-sanitizer", version_of("compute-sanitizer"),
+      "ships with the CUDA toolkit (" + sudo + "apt-get install cuda-sanitizer-13-0): for --sanitize", true);
+  row("ncu", version_of("ncu"),
+      "Nsight Compute (" + sudo + "apt-get install cuda-nsight-compute-13-0): memory-access metrics on a GPU",
+      true);
   fmt::print("Grading\n");
   // What confines each graded check (cudalab-sandbox --probe).
   const IsolationProbe& isolation = probe_isolation();
   row("isolation", isolation.ok ? isolation.summary : "", isolation.summary);
+  if (missing) fmt::print("{} missing: the commands above install them\n", missing);
   return missing ? kFailed : kOk;
 }
 
@@ -696,6 +838,7 @@ int cmd_selftest(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   CLI::App app{"cudalab: GPU memory-optimisation labs: build, check, grade"};
+  app.set_version_flag("--version", std::string("cudalab ") + CUDALAB_VERSION);
   app.require_subcommand(1);
 
   TestArgs ta;
@@ -735,6 +878,10 @@ int main(int argc, char** argv) {
                    "also run each passing correctness check under these compute-sanitizer tools "
                    "(e.g. --sanitize memcheck racecheck); a report fails the check")
       ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}));
+  grade->add_flag("--no-cpu", ga.no_cpu,
+                  "without a usable GPU, build only and report the checks as not run (default: grade the "
+                  "correctness checks in CPU mode, a provisional grade); course.toml's cpu_mode = true still "
+                  "grades them");
   grade->add_flag("--prepare", ga.prepare, "only configure and build the grading folder (autograder setup)");
   grade->add_flag("-v,--verbose", ga.verbose,
                   "show every failure, the full compiler output and the test output");

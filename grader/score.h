@@ -16,7 +16,7 @@ namespace cudalab {
 
 struct CheckScore {
   double points = 0, max_points = 0;
-  std::string why;  // when not full: "counts only when 'ragged' passes"
+  std::string why;     // when not full: "counts only when 'ragged' passes"
   bool gated = false;  // a check it requires did not pass: it counts for nothing, whatever its verdict
 };
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end tests of `cudalab grade` and the Gradescope scripts, as an
 instructor and an autograder container use them. Host-only: without a GPU the
-checks are reported as not run, and everything else (overlay, build per lab,
+checks are reported as not run (--no-cpu: tests/grading/test_cpu_fallback.py
+covers the default, CPU mode), and everything else (overlay, build per lab,
 compile errors, exports, batch resume, the scripts) is still exercised; with
 a GPU the solutions must also get full marks.
 
@@ -75,7 +76,7 @@ try:
         f.write(b"this is not an archive")
 
     out = os.path.join(tmp, "out")
-    rc, log = grade("--batch", batch, "--out", out)
+    rc, log = grade("--batch", batch, "--out", out, "--no-cpu")
     print(log)
     gpu = rc == 0
     check(rc in (0, 3), f"batch grading exits 0 (GPU) or 3 (no GPU), got {rc}")
@@ -109,10 +110,10 @@ try:
         check(float(rows["bob"]["score"]) == 0.0, "the skeletons get 0")
 
     # --- resume --------------------------------------------------------------
-    rc2, log2 = grade("--batch", batch, "--out", out)
+    rc2, log2 = grade("--batch", batch, "--out", out, "--no-cpu")
     check(log2.count("graded before, skipped") == 5, "a second batch run skips what was graded")
     check(open(os.path.join(out, "grades.csv")).read().count("\n") == 6, "and still writes the whole gradebook")
-    rc3, log3 = grade("--batch", batch, "--out", out, "--force")
+    rc3, log3 = grade("--batch", batch, "--out", out, "--force", "--no-cpu")
     check("graded before" not in log3, "--force grades everything again")
 
     # --- the Gradescope scripts outside a container ------------------------

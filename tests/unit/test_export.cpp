@@ -143,3 +143,49 @@ TEST_CASE("A CSV line splits back into the cells csv_field wrote") {
   CHECK(split_csv_line(row) == std::vector<std::string>{"alice, \"the\" student", "60.00", "a,b", "x"});
   CHECK(split_csv_line("") == std::vector<std::string>{""});
 }
+
+TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the reason first") {
+  const LabSpec spec = lab_spec();
+  // The speed check ran and passed, but 'square' failed: it counts for nothing.
+  const auto g = graded(spec, false, 2.0);
+  CHECK(g.labs[0].scores[1].gated);
+  CHECK(g.labs[0].scores[1].points == 0);
+  const auto j = gradescope_json(g);
+  const auto& t = j["tests"][1];
+  CHECK(t["status"] == "failed");
+  CHECK(t["score"] == 0);
+  const std::string out = t["output"];
+  CHECK(out.substr(0, out.find('\n')) ==
+        "pass (0.00/10 points): not counted: it counts only when 'square' passes");
+  // As the grader reports it: not timed at all.
+  SubmissionGrade n = graded(spec, false, 2.0);
+  CheckResult& fast = n.labs[0].results[1];
+  fast.verdict = "not_run";
+  fast.measurements.clear();
+  fast.failures = {"not timed: 'square' failed (a speed check counts only for correct code)"};
+  score_submission(n);
+  const auto jn = gradescope_json(n);
+  CHECK(jn["tests"][1]["status"] == "failed");
+  const std::string nout = jn["tests"][1]["output"];
+  CHECK(nout.rfind("not_run (0.00/10 points): not timed: 'square' failed", 0) == 0);
+  CHECK(nout.find("not timed", 30) == std::string::npos);  // said once
+  // A check that passes and counts is still passed.
+  CHECK(gradescope_json(graded(spec, true, 1.3))["tests"][1]["status"] == "passed");
+}
+
+TEST_CASE("The exports say how the submission was graded: GPU, CPU mode, provisional") {
+  const LabSpec spec = lab_spec();
+  SubmissionGrade g = graded(spec, true, 1.3);
+  CHECK(gradescope_json(g)["extra_data"]["cudalab"]["mode"] == "gpu");
+  g.gpu = false, g.cpu_mode = true, g.provisional = true, g.gpu_line = "no NVIDIA driver is installed";
+  const auto j = gradescope_json(g);
+  CHECK(j["extra_data"]["cudalab"]["mode"] == "cpu");
+  CHECK(j["extra_data"]["cudalab"]["provisional"] == true);
+  const std::string first = submission_output(g).substr(0, submission_output(g).find('\n'));
+  CHECK(first.find("(CPU mode, no GPU: no NVIDIA driver is installed") != std::string::npos);
+  CHECK(first.find("provisional") != std::string::npos);
+  g.provisional = false;  // the course chose CPU mode: a whole grade
+  CHECK(submission_output(g).find("provisional") == std::string::npos);
+  g.cpu_mode = false;
+  CHECK(gradescope_json(g)["extra_data"]["cudalab"]["mode"] == "none");
+}
