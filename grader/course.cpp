@@ -34,10 +34,11 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
     throw ManifestError(fmt::format("{}:{}:{}: not valid TOML: {}", source, e.source().begin.line,
                                     e.source().begin.column, e.description()));
   }
+  // [release] is `cudalab release`'s (tools/release.py reads and checks it).
   for (const auto& [key, node] : doc)
-    if (key.str() != "course" && key.str() != "weights" && key.str() != "grading")
+    if (key.str() != "course" && key.str() != "weights" && key.str() != "grading" && key.str() != "release")
       fail(source, &node,
-           fmt::format("unknown table '{}' (known: [course], [weights], [grading])", key.str()));
+           fmt::format("unknown table '{}' (known: [course], [weights], [grading], [release])", key.str()));
   CourseSpec c;
   c.file = source;
   const toml::table* course = doc["course"].as_table();

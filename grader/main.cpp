@@ -30,6 +30,7 @@
 #include "export.h"
 #include "grade.h"
 #include "process.h"
+#include "release.h"
 #include "report.h"
 #include "sandbox.h"
 #include "score.h"
@@ -904,6 +905,8 @@ int main(int argc, char** argv) {
   expect->add_flag("--cpu", expect_cpu,
                    "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
 
+  const ReleaseCommand release = add_release_command(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -923,6 +926,7 @@ int main(int argc, char** argv) {
       return cmd_selftest(meson_args);
     }
     if (*expect) return cmd_expect(binary, lab_toml, expect_path, expect_cpu);
+    if (release.selected()) return release.run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "cudalab: internal error: {}\n", e.what());
     return kFailed;

@@ -5,10 +5,13 @@
 #define CATCH_CONFIG_RUNNER
 #endif
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "cudalab/evidence.h"
 #include "cudalab/testing.h"
@@ -17,9 +20,38 @@ namespace cudalab::detail {
 extern std::string lab_toml_path;
 extern std::uint64_t seed_value;
 extern const char* const default_lab_toml;  // lab_info.cpp, generated per lab
+extern const char* const reference_archs;   // the same: a release's prebuilt GPU code
 }  // namespace cudalab::detail
 
 namespace {
+
+// A student release's references are prebuilt for the course's architectures
+// only (prebuilt/cuda_archs.txt): SASS for sm_XY runs on sm_XZ with Z >= Y,
+// PTX for compute_XY on anything from XY on. On another GPU every reference
+// launch would fail with "no kernel image"; say so once, up front.
+std::string reference_arch_problem(int major, int minor) {
+  const std::string list = cudalab::detail::reference_archs;
+  if (list.empty()) return "";
+  std::vector<std::string> names;
+  const int cc = major * 10 + minor;
+  for (std::size_t pos = 0; pos <= list.size();) {
+    std::size_t end = list.find(',', pos);
+    if (end == std::string::npos) end = list.size();
+    const std::string code = list.substr(pos, end - pos);
+    pos = end + 1;
+    const bool sass = code.rfind("sm_", 0) == 0, ptx = code.rfind("compute_", 0) == 0;
+    if (!sass && !ptx) continue;
+    const int a = std::atoi(code.c_str() + (sass ? 3 : 8));
+    if (sass && a / 10 == major && a % 10 <= minor) return "";
+    if (ptx && cc >= a) return "";
+    names.push_back(code);
+  }
+  return fmt::format(
+      "this GPU is sm_{}{}; the course's references were built for {} only, so no check can run "
+      "on it. Run the checks in CPU mode (`./cudalab test --cpu`) and ask the course staff for a "
+      "release built for sm_{}{} (course.toml [release] cuda_archs)",
+      major, minor, fmt::join(names, ", "), major, minor);
+}
 
 #if CUDALAB_CATCH_V3
 using ListenerBase = Catch::EventListenerBase;
@@ -144,6 +176,11 @@ int main(int argc, char** argv) {
     std::printf("cudalab: skipping the GPU checks: %s\n", gpu.reason.c_str());
     return 77;  // meson test: skipped
   }
+  if (!cudalab::cpu_mode())
+    if (const std::string problem = reference_arch_problem(gpu.cc_major, gpu.cc_minor); !problem.empty()) {
+      std::fprintf(stderr, "cudalab: %s\n", problem.c_str());
+      return 2;
+    }
   cudalab::set_record_context("mode", cudalab::cpu_mode() ? "cpu" : "gpu");
   std::printf("cudalab: %s; seed %llu\n", gpu.describe().c_str(),
               static_cast<unsigned long long>(cudalab::seed()));
