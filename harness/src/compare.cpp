@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "cudalab/buffer.h"
+#include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 
 namespace cudalab {
@@ -61,7 +62,9 @@ Band find_band(const std::vector<unsigned char>& bad, std::size_t rows, std::siz
     const std::size_t rr = rows % t, cc = cols % t;
     if (rr == 0 && cc == 0) continue;
     const std::size_t r0 = rr ? rows - rr : rows, c0 = cc ? cols - cc : cols;
-    if (r0 == 0 && c0 == 0) continue;  // the whole matrix is one partial tile
+    // A matrix narrower than the tile is all partial tile: errors anywhere
+    // would count as "confined" to it, which says nothing.
+    if (r0 == 0 || c0 == 0) continue;
     bool confined = true;
     for (std::size_t i = 0; i < rows && confined; ++i)
       for (std::size_t j = 0; j < c0 && i < r0; ++j)
@@ -86,12 +89,54 @@ std::string value(double v) {
 
 }  // namespace
 
+namespace {
+
+// Whether the poisoned elements are exactly whole last rows and/or columns.
+bool trailing_unwritten(const std::vector<float>& got, std::size_t rows, std::size_t cols) {
+  auto unwritten = [&](std::size_t i, std::size_t j) { return is_poison(got[i * cols + j]); };
+  std::size_t r = rows, c = cols;  // rows >= r and cols >= c are wholly unwritten
+  while (r > 0) {
+    bool all = true;
+    for (std::size_t j = 0; j < cols && all; ++j) all = unwritten(r - 1, j);
+    if (!all) break;
+    --r;
+  }
+  while (c > 0) {
+    bool all = true;
+    for (std::size_t i = 0; i < rows && all; ++i) all = unwritten(i, c - 1);
+    if (!all) break;
+    --c;
+  }
+  if (r == rows && c == cols) return false;
+  for (std::size_t i = 0; i < r; ++i)
+    for (std::size_t j = 0; j < c; ++j)
+      if (unwritten(i, j)) return false;
+  return true;
+}
+
+Comparison classify(const std::string& name, const std::vector<float>& got,
+                    const std::vector<double>& expected, std::size_t rows, std::size_t cols,
+                    const CompareOptions& options);
+
+}  // namespace
+
 Comparison compare(const std::string& name, const std::vector<float>& got,
                    const std::vector<double>& expected, std::size_t rows, std::size_t cols,
                    const CompareOptions& options) {
   // In a graded correctness check, the grader judges these same outputs again
   // outside the test process (cudalab/evidence.h).
   evidence::record_compared(name, got, expected, rows, cols, options);
+  Comparison c = classify(name, got, expected, rows, cols, options);
+  if (c.unwritten > 0 && c.unwritten < rows * cols) c.unwritten_trailing = trailing_unwritten(got, rows, cols);
+  diagnosis::compared(evidence::label(), c);
+  return c;
+}
+
+namespace {
+
+Comparison classify(const std::string& name, const std::vector<float>& got,
+                    const std::vector<double>& expected, std::size_t rows, std::size_t cols,
+                    const CompareOptions& options) {
   Comparison c;
   c.name = name;
   c.rows = rows;
@@ -144,6 +189,8 @@ Comparison compare(const std::string& name, const std::vector<float>& got,
   return c;
 }
 
+}  // namespace
+
 std::string Comparison::describe() const {
   if (ok()) return fmt::format("{} ({} x {}): all {} elements correct", name, rows, cols, rows * cols);
   std::string s =
@@ -160,6 +207,8 @@ std::string Comparison::describe() const {
     s += fmt::format(" (expected {})", value(m.expected));
   }
   if (wrong > first.size()) s += fmt::format("\n  ... and {} more", wrong - first.size());
+  // In a check, the cause comes once, from all its shapes (diagnosis.h).
+  if (diagnosis::collecting()) return s;
   s += "\nLikely cause: ";
   switch (pattern) {
     case ErrorPattern::never_written:

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cudalab/diagnosis.h"
+
 namespace cudalab {
 
 namespace {
@@ -81,6 +83,7 @@ void begin_check(const std::string& name) {
              {"failures", nlohmann::json::array()},
              {"notes", nlohmann::json::array()},
              {"measurements", nlohmann::json::array()}};
+  diagnosis::begin();
 }
 
 void note(const std::string& line) {
@@ -104,6 +107,13 @@ void end_check(bool passed, double seconds) {
   const bool not_run = s.check.contains("not_run");
   // A check that did not run never counts as passed, whatever Catch2 saw.
   s.check["verdict"] = not_run && passed ? "not_run" : passed ? "pass" : "fail";
+  // One cause first, from all the shapes the check ran (diagnosis.h).
+  if (!passed)
+    if (const std::string lead = diagnosis::lead(diagnosis::facts()); !lead.empty()) {
+      s.check["diagnosis"] = lead;
+      s.check["failures"].insert(s.check["failures"].begin(), "Diagnosis: " + lead + ".");
+    }
+  diagnosis::end();
   s.check["seconds"] = seconds;
   (not_run && passed ? s.not_run : s.run) += 1;
   s.doc["checks"].push_back(s.check);

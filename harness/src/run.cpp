@@ -6,12 +6,22 @@
 #include <exception>
 
 #include "cudalab/check.h"
+#include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 #include "cudalab/lab.cuh"
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+#include "simt/simt.h"
+#endif
 
 namespace cudalab {
 
 namespace {
+
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+constexpr bool cudalab_cpu_build = true;
+#else
+constexpr bool cudalab_cpu_build = false;
+#endif
 
 std::string& lost_reason() {
   static std::string reason;
@@ -83,6 +93,45 @@ std::string advice_for(cudaError_t e) {
   }
 }
 
+std::vector<LaunchSeen>& launches_seen() {
+  static std::vector<LaunchSeen> seen;
+  return seen;
+}
+
+std::string (*&launch_kernel_namer())(const void*) {
+  static std::string (*namer)(const void*) = nullptr;
+  return namer;
+}
+
+std::string describe_launch(const LaunchSeen& l) {
+  std::string name = l.kernel && launch_kernel_namer() ? launch_kernel_namer()(l.kernel) : "";
+  std::string s = fmt::format("{}<<<grid ({}, {}, {}), block ({}, {}, {})", name.empty() ? "kernel" : name,
+                              l.grid.x, l.grid.y, l.grid.z, l.block.x, l.block.y, l.block.z);
+  if (l.shared_bytes) s += fmt::format(", {} bytes of shared memory", l.shared_bytes);
+  return s + ">>>";
+}
+
+std::string configuration_problem(const LaunchSeen& l) {
+  const dim3 g = l.grid, b = l.block;
+  const unsigned long long threads = 1ULL * b.x * b.y * b.z;
+  if (g.x == 0 || g.y == 0 || g.z == 0)
+    return "a grid dimension of 0: the grid was computed by floor division (e.g. N / 16) for a size smaller "
+           "than the block; compute it by ceiling division, (N + 15) / 16";
+  if (b.x == 0 || b.y == 0 || b.z == 0) return "a block dimension of 0";
+  if (threads > 1024)
+    return fmt::format("a block of more than 1024 threads ({} x {} x {} = {}): a block has at most 1024",
+                       b.x, b.y, b.z, threads);
+  if (b.z > 64) return fmt::format("a block {} threads deep: blockDim.z is at most 64", b.z);
+  if (g.y > 65535 || g.z > 65535)
+    return fmt::format("a grid of {} blocks in y or z: at most 65535 there (put the long dimension in x)",
+                       std::max(g.y, g.z));
+  if (l.shared_bytes > 48 * 1024)
+    return fmt::format("{} bytes of dynamic shared memory: over 48 KiB a kernel needs "
+                       "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)",
+                       l.shared_bytes);
+  return "";
+}
+
 bool context_lost() {
   return !lost_reason().empty();
 }
@@ -96,7 +145,43 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     out.ok = false;
     out.error = e;
     out.context_lost = is_sticky(e);
-    out.message = fmt::format("{}: {}: {}. Likely cause: {}.", what, when, error_label(e), advice_for(e));
+    // The launch the error belongs to (the failing one, else the last), named
+    // with its configuration, and the cause that configuration explains.
+    const auto& seen = launches_seen();
+    const LaunchSeen* launch = seen.empty() ? nullptr : &seen.back();
+    for (const auto& l : seen)
+      if (l.result != cudaSuccess) {
+        launch = &l;
+        break;
+      }
+    std::string advice = advice_for(e), yours;
+    if (launch) {
+      yours = fmt::format(" Your launch: {}.", describe_launch(*launch));
+      if (const std::string p = configuration_problem(*launch); !p.empty()) advice = p;
+    }
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+    // CPU mode: simt checked the configuration itself and says what it saw
+    // ("the grid (0, 1, 1) has a dimension of 0").
+    if (const std::string& detail = simt::last_error_detail();
+        !detail.empty() && (e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration)) {
+      yours = " " + detail + ".";
+      if (detail.find("dimension of 0") != std::string::npos)
+        advice = detail + ": the grid was computed by floor division (e.g. N / 16) for a size smaller than "
+                          "the block; compute it by ceiling division, (N + 15) / 16";
+      else if (detail.find("threads") != std::string::npos)
+        advice = detail + (detail.find("more than 1024") == std::string::npos
+                               ? " (a block of more than 1024 threads, or of more than 64 in z, cannot launch)"
+                               : "");
+      else
+        advice = detail;
+    }
+#endif
+    out.message = diagnosis::collecting()
+                      ? fmt::format("{}: {}: {}.{}", what, when, error_label(e), yours)
+                      : fmt::format("{}: {}: {}.{} Likely cause: {}.", what, when, error_label(e), yours, advice);
+    diagnosis::launch_failed(
+        what, fmt::format("{}: {}", when, error_label(e)),
+        advice + (launch ? fmt::format(" (your launch: {})", describe_launch(*launch)) : std::string()), false);
     if (out.context_lost && lost_reason().empty()) lost_reason() = out.message;
   };
   if (context_lost()) {
@@ -109,12 +194,14 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     return out;
   }
   cudaGetLastError();  // clear a non-sticky error left by an earlier run
+  launches_seen().clear();
   try {
     launcher();
   } catch (const NotImplemented& e) {
     out.ok = false;
     out.not_implemented = true;
     out.message = fmt::format("{}: {}", what, e.what());
+    diagnosis::launch_failed(what, e.what(), "", true);
     cudaGetLastError();
     return out;
   } catch (const CudaError& e) {
@@ -165,7 +252,42 @@ LaunchOutcome Run::launch(const std::function<void()>& launcher) {
     if (originals_[i].empty()) buffers_[i].poison();
   const std::string what = fmt::format("{}({})", launcher_, shape_);
   evidence::set_label(what);  // the outputs compared next belong to this launch
+  last_launcher_ = launcher;
   return run_launcher(what, launcher);
+}
+
+long long Run::rerun_changed(const std::string& name) {
+  if (!last_launcher_ || context_lost()) return -1;
+  const std::vector<float> first = result(name);
+  // The same inputs as the first run (the kernel may have changed them).
+  for (std::size_t i = 0; i < buffers_.size(); ++i)
+    if (!originals_[i].empty()) buffers_[i].upload(originals_[i].data());
+  for (std::size_t i = 0; i < buffers_.size(); ++i)
+    if (originals_[i].empty()) buffers_[i].poison();
+  const std::string what = fmt::format("{}({})", launcher_, shape_);
+  // Not a graded launch: its outputs are compared with the first run's only.
+  const bool evidence_on = evidence::enabled();
+  evidence::set_enabled(false);
+  diagnosis::pause(true);
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+  // CPU mode runs the threads of a block in one fixed order, so a race gives
+  // the same wrong result twice; the rerun runs them last thread first.
+  const std::string schedule = simt::schedule();
+  simt::set_schedule("reverse");
+#endif
+  const LaunchOutcome again = run_launcher(what, last_launcher_);
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+  simt::set_schedule(schedule);
+#endif
+  diagnosis::pause(false);
+  evidence::set_enabled(evidence_on);
+  if (!again.ok) return -1;
+  const std::vector<float> second = result(name);
+  long long changed = 0;
+  for (std::size_t k = 0; k < first.size() && k < second.size(); ++k)
+    changed += std::memcmp(&first[k], &second[k], sizeof(float)) != 0;
+  diagnosis::rerun(what, changed, cudalab_cpu_build);
+  return changed;
 }
 
 const GuardedBuffer& Run::find(const std::string& name) const {
@@ -218,6 +340,7 @@ std::vector<std::string> Run::memory_problems() const {
   }
   evidence::set_label(fmt::format("{}({})", launcher_, shape_));
   evidence::record_memory(states);
+  diagnosis::memory(fmt::format("{}({})", launcher_, shape_), problems);
   return problems;
 }
 

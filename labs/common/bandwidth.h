@@ -38,7 +38,7 @@ struct Outcome {
 
 // The verdict on one launch into `run`: its output `output` (shape `s`)
 // compared with `expected`, and the guard zones and inputs checked.
-inline Outcome judge(const cudalab::Run& run, const cudalab::LaunchOutcome& launched,
+inline Outcome judge(cudalab::Run& run, const cudalab::LaunchOutcome& launched,
                      const std::string& output, Shape s, const std::vector<double>& expected,
                      const cudalab::Tolerance& tolerance) {
   Outcome out;
@@ -56,6 +56,8 @@ inline Outcome judge(const cudalab::Run& run, const cudalab::LaunchOutcome& laun
       cudalab::compare(output, run.result(output), expected, s.rows, s.cols, options);
   out.values_ok = c.ok();
   if (!out.values_ok) out.message = fmt::format("{}({}): {}", run.launcher(), run.shape(), c.describe());
+  // Wrong: the same inputs once more tell a race (different results) apart.
+  if (!out.values_ok && c.unwritten < c.rows * c.cols) run.rerun_changed(output);
   // Writing nothing outside the output proves nothing for a launch that wrote nothing.
   if (c.unwritten == c.rows * c.cols)
     out.memory.push_back(cudalab::evidence::nothing_written(output, c.unwritten));

@@ -49,9 +49,13 @@ struct Comparison {
   std::vector<Mismatch> first;  // the first few, in row-major order
   ErrorPattern pattern = ErrorPattern::none;
   double max_abs_error = 0;
+  // The unwritten elements are whole last rows and/or columns (a grid too
+  // small), not positions here and there.
+  bool unwritten_trailing = false;
 
   bool ok() const { return wrong == 0; }
-  // Several lines for the student: counts, first mismatches, likely cause.
+  // Several lines for the student: counts, first mismatches, likely cause
+  // (not while a check collects its diagnosis: see cudalab/diagnosis.h).
   std::string describe() const;
 };
 

@@ -26,6 +26,25 @@ struct LaunchOutcome {
   std::string message;  // for the student: what failed, where, the likely cause
 };
 
+// A kernel launch the process made (GPU builds: every cudaLaunchKernel goes
+// through the harness, linked with --wrap; CPU mode: simt names the
+// configuration in its own messages).
+struct LaunchSeen {
+  const void* kernel = nullptr;  // the host stub
+  dim3 grid, block;
+  std::size_t shared_bytes = 0;
+  cudaError_t result = cudaSuccess;
+};
+// The launches since the last clear (run_launcher clears it before each launcher).
+std::vector<LaunchSeen>& launches_seen();
+// "matmul_tiled_kernel<<<grid (0, 64, 1), block (16, 16, 1)>>>"
+std::string describe_launch(const LaunchSeen& l);
+// Names a kernel by its host stub (set by the GPU build; "" otherwise).
+std::string (*&launch_kernel_namer())(const void*);
+// The cause of a launch error that this configuration explains (a grid
+// dimension of 0, a block of more than 1024 threads...), or "". Host-only.
+std::string configuration_problem(const LaunchSeen& l);
+
 // Calls a launcher, then checks for launch errors (cudaGetLastError) and
 // execution errors (cudaDeviceSynchronize). Exceptions from the launcher
 // (CUDALAB_TODO, CUDA_CHECK, anything else) become a failed outcome.
@@ -49,6 +68,10 @@ class Run {
   float* output(const std::string& name, std::size_t count);
   LaunchOutcome launch(const std::function<void()>& launcher);
   std::vector<float> result(const std::string& name) const;
+  // Runs the last launcher again on the same inputs (restored, outputs
+  // poisoned) and counts the elements of `name` that differ, bit for bit,
+  // from its first result: more than 0 means a race. -1 if it could not run.
+  long long rerun_changed(const std::string& name);
   // Guard zones written and inputs changed, as messages for the student.
   std::vector<std::string> memory_problems() const;
 
@@ -61,6 +84,7 @@ class Run {
   std::string launcher_, shape_;
   std::vector<GuardedBuffer> buffers_;
   std::vector<std::vector<float>> originals_;  // per buffer; empty for outputs
+  std::function<void()> last_launcher_;
 };
 
 }  // namespace cudalab

@@ -1,0 +1,74 @@
+// cudalab/diagnosis.h: one leading diagnosis per failing check, from all of
+// its evidence. Host-only.
+//
+// A check runs its launcher on several shapes. Each shape alone suggests a
+// cause ("only the last partial tile is wrong"), and shapes can disagree: a
+// race looks like an index error at one shape and like a boundary error at
+// another. So the harness collects the facts of every shape of the running
+// check (launch outcome and configuration, error pattern of each output,
+// writes outside the buffers, whether a rerun on the same inputs changed the
+// output) and, when the check fails, puts one cause first, with the fact that
+// decides it:
+//
+//   Diagnosis: the boundary checks. Right on every shape where M, N and K are
+//   multiples of 16, wrong on every shape where one is not (K=9 at M=17 N=33 K=9): ...
+//
+// The per-shape messages follow as supporting detail, without causes of their
+// own (Comparison::describe omits its "Likely cause" while a check collects).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cudalab/compare.h"
+
+namespace cudalab::diagnosis {
+
+// What one launch of a check showed. `label` is the launch's
+// "launcher(M=17 N=33 K=9)"; its "name=value" pairs are the shape's dimensions.
+struct ShapeFacts {
+  std::string label;
+  std::vector<std::pair<std::string, long long>> dims;
+  bool launch_failed = false;
+  bool not_implemented = false;
+  std::string launch_error;   // "invalid argument (cudaErrorInvalidValue)"
+  std::string launch_advice;  // the cause for that error, the launch configuration named
+  bool compared = false;
+  bool values_ok = true;
+  std::string output;  // the first wrong output's name
+  ErrorPattern pattern = ErrorPattern::none;
+  std::size_t elements = 0, wrong = 0, unwritten = 0;
+  bool unwritten_trailing = false;  // the unwritten elements are whole last rows or columns
+  std::vector<std::string> memory;  // writes outside the buffers, inputs changed
+  long long rerun_changed = -1;     // -1: not rerun; else elements that changed on a rerun
+  bool rerun_reordered = false;     // CPU mode: the rerun ran the threads in another order
+};
+
+// Starts collecting for a check (the record's begin_check calls it) and stops.
+void begin();
+void end();
+// True while a check collects: per-shape messages then leave the cause to the lead.
+bool collecting();
+// A rerun made to tell a race apart is not a shape of its own.
+void pause(bool paused);
+
+// The hooks (run.cpp, compare.cpp): each adds to the shape of its label.
+void launch_failed(const std::string& label, const std::string& error, const std::string& advice,
+                   bool not_implemented);
+void compared(const std::string& label, const Comparison& c);
+void memory(const std::string& label, const std::vector<std::string>& problems);
+void rerun(const std::string& label, long long changed, bool reordered = false);
+
+// The collected facts, in the order the shapes ran.
+const std::vector<ShapeFacts>& facts();
+
+// The leading diagnosis for these facts ("" when there is nothing to add, e.g.
+// the launcher is not implemented yet). Pure: unit-tested on made-up facts.
+std::string lead(const std::vector<ShapeFacts>& facts);
+
+// "M=17 N=33 K=9" -> {{"M",17},{"N",33},{"K",9}} (anything else is skipped).
+std::vector<std::pair<std::string, long long>> parse_dims(const std::string& label);
+
+}  // namespace cudalab::diagnosis

@@ -1,0 +1,314 @@
+#include "cudalab/diagnosis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace cudalab::diagnosis {
+
+namespace {
+
+struct State {
+  bool on = false, paused = false;
+  std::vector<ShapeFacts> shapes;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+// "M=17 N=33 K=9" of "matmul_tiled(M=17 N=33 K=9)".
+std::string args_in(const std::string& label) {
+  const auto open = label.find('('), close = label.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return label;
+  return label.substr(open + 1, close - open - 1);
+}
+
+// The facts of the shape of `label`, added at the end the first time. By the
+// shape alone: the expected values of a large shape come from the reference
+// kernel, whose run labels the comparison that follows.
+ShapeFacts& shape(const std::string& label) {
+  auto& v = state().shapes;
+  for (auto& s : v)
+    if (args_in(s.label) == args_in(label)) return s;
+  ShapeFacts f;
+  f.label = label;
+  const auto open = label.find('(');
+  f.dims = parse_dims(open == std::string::npos ? label : label.substr(open + 1));
+  v.push_back(std::move(f));
+  return v.back();
+}
+
+// "M=17 N=33 K=9" for the student (the label's argument list).
+std::string args_of(const ShapeFacts& f) {
+  return args_in(f.label);
+}
+
+bool failed(const ShapeFacts& f) {
+  return f.launch_failed || !f.values_ok || !f.memory.empty();
+}
+
+bool multiple_of(const ShapeFacts& f, long long t) {
+  for (const auto& [name, v] : f.dims)
+    if (v % t != 0) return false;
+  return true;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  if (names.size() == 1) return names[0];
+  std::string s;
+  for (std::size_t i = 0; i + 1 < names.size(); ++i) s += (i ? ", " : "") + names[i];
+  return s + " and " + names.back();
+}
+
+// The smallest tile t for which the shapes split exactly: every shape whose
+// dimensions are all multiples of t is right, every wrong one has a
+// dimension that is not. 0 if none does, or if no shape was a multiple.
+long long dividing_tile(const std::vector<ShapeFacts>& facts) {
+  for (long long t : {8, 16, 32, 64}) {
+    bool any_multiple_ok = false, split = true;
+    for (const auto& f : facts) {
+      if (f.dims.empty()) return 0;
+      const bool mult = multiple_of(f, t);
+      if (mult && failed(f)) split = false;
+      if (mult && !failed(f)) any_multiple_ok = true;
+    }
+    if (split && any_multiple_ok) return t;
+  }
+  return 0;
+}
+
+// The dimensions that are ragged (not multiples of t) in every failing shape.
+std::vector<std::string> ragged_in_every_failure(const std::vector<ShapeFacts>& facts, long long t) {
+  std::vector<std::string> out;
+  const ShapeFacts* first = nullptr;
+  for (const auto& f : facts)
+    if (failed(f)) {
+      first = &f;
+      break;
+    }
+  if (!first) return out;
+  for (const auto& [name, v] : first->dims) {
+    bool everywhere = true, passes_when_ragged = false;
+    for (const auto& f : facts)
+      for (const auto& [n2, v2] : f.dims)
+        if (n2 == name) {
+          if (failed(f) && v2 % t == 0) everywhere = false;
+          if (!failed(f) && v2 % t != 0) passes_when_ragged = true;
+        }
+    if (everywhere && !passes_when_ragged) out.push_back(name);
+  }
+  return out;
+}
+
+std::string race_lead(const ShapeFacts& f) {
+  return fmt::format(
+      "a race between threads. Run twice on the same inputs at {}{}, the kernel gave different results ({} "
+      "elements of {} changed), which only happens when threads read data that other threads have not "
+      "written yet or have already overwritten: in a kernel with shared memory, look for a missing "
+      "__syncthreads() after the tile is loaded or before it is loaded again. `./cudalab test LAB "
+      "--sanitize=racecheck` names the line",
+      args_of(f), f.rerun_reordered ? " (the second time with the threads of each block in another order)" : "",
+      f.rerun_changed, f.output);
+}
+
+}  // namespace
+
+void begin() {
+  state().on = true;
+  state().shapes.clear();
+}
+
+void end() {
+  state().on = false;
+}
+
+bool collecting() {
+  return state().on && !state().paused;
+}
+
+void pause(bool paused) {
+  state().paused = paused;
+}
+
+void launch_failed(const std::string& label, const std::string& error, const std::string& advice,
+                   bool not_implemented) {
+  if (!collecting()) return;
+  ShapeFacts& f = shape(label);
+  f.launch_failed = true;
+  f.not_implemented = not_implemented;
+  f.launch_error = error;
+  f.launch_advice = advice;
+}
+
+void compared(const std::string& label, const Comparison& c) {
+  if (!collecting()) return;
+  ShapeFacts& f = shape(label);
+  f.compared = true;
+  if (c.ok() || !f.values_ok) return;  // the first wrong output tells
+  f.values_ok = false;
+  f.output = c.name;
+  f.pattern = c.pattern;
+  f.elements = c.rows * c.cols;
+  f.wrong = c.wrong;
+  f.unwritten = c.unwritten;
+  f.unwritten_trailing = c.unwritten_trailing;
+}
+
+void memory(const std::string& label, const std::vector<std::string>& problems) {
+  if (!collecting() || problems.empty()) return;
+  ShapeFacts& f = shape(label);
+  for (const auto& p : problems)
+    if (std::find(f.memory.begin(), f.memory.end(), p) == f.memory.end()) f.memory.push_back(p);
+}
+
+void rerun(const std::string& label, long long changed, bool reordered) {
+  if (!state().on) return;
+  shape(label).rerun_changed = changed;
+  shape(label).rerun_reordered = reordered;
+}
+
+const std::vector<ShapeFacts>& facts() {
+  return state().shapes;
+}
+
+std::vector<std::pair<std::string, long long>> parse_dims(const std::string& text) {
+  std::vector<std::pair<std::string, long long>> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    std::size_t j = i;
+    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
+    if (j < text.size() && text[j] == '=' && j > i) {
+      std::size_t k = j + 1;
+      while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k;
+      if (k > j + 1) out.emplace_back(text.substr(i, j - i), std::stoll(text.substr(j + 1, k - j - 1)));
+      i = k;
+    } else {
+      i = j + 1;
+    }
+  }
+  return out;
+}
+
+std::string lead(const std::vector<ShapeFacts>& facts) {
+  std::vector<const ShapeFacts*> bad, good;
+  for (const auto& f : facts) (failed(f) ? bad : good).push_back(&f);
+  if (bad.empty()) return "";
+  for (const auto* f : bad)
+    if (f->not_implemented) return "";  // the message says what to do
+
+  // 1. A launch that fails: the error and the configuration say it all.
+  for (const auto* f : bad)
+    if (f->launch_failed) {
+      std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);
+      if (!f->launch_advice.empty()) s += ": " + f->launch_advice;
+      std::vector<std::string> fine;
+      for (const auto* g : good) fine.push_back(args_of(*g));
+      if (!fine.empty() && fine.size() <= 3) s += fmt::format(" (it works at {})", join_names(fine));
+      return s;
+    }
+
+  // 2. Different results on the same inputs: a race, whatever the pattern.
+  for (const auto* f : bad)
+    if (f->rerun_changed > 0) return race_lead(*f);
+
+  // 3. The shapes split by a tile size: the boundary checks.
+  if (const long long t = dividing_tile(facts); t && bad.size() < facts.size()) {
+    const auto dims = ragged_in_every_failure(facts, t);
+    std::vector<std::string> all;
+    for (const auto& [name, v] : bad.front()->dims) all.push_back(name);
+    const ShapeFacts& ex = *bad.front();
+    std::string which;
+    for (const auto& [name, v] : ex.dims)
+      if (v % t != 0) {
+        which = fmt::format("{}={}", name, v);
+        break;
+      }
+    std::string s = fmt::format(
+        "the boundary checks. Right on every shape where {} {} multiples of {}, wrong on every shape where {} "
+        "not ({} at {})",
+        join_names(all), all.size() == 1 ? "is a" : "are", t, all.size() == 1 ? "it is" : "one is", which,
+        args_of(ex));
+    if (dims.size() == 1 && all.size() > 1)
+      s += fmt::format(
+          ": only where {0} is not a multiple of {1}. The loop over {0} in steps of the tile must load 0 for "
+          "the part of the last tile past the end (and still reach every __syncthreads)",
+          dims.front(), t);
+    else
+      s += ": threads of the last partial tile must load 0 for elements past the edge of the inputs, and "
+           "store only inside the output";
+    bool wrote_outside = false;
+    for (const auto* f : bad) wrote_outside |= !f->memory.empty();
+    if (wrote_outside) s += "; and they write outside the buffers there (below)";
+    return s;
+  }
+
+  // 4. Writes outside the buffers or changed inputs, with right values.
+  for (const auto* f : bad)
+    if (!f->memory.empty() && f->values_ok)
+      return fmt::format("the values are right, but at {} {}. A thread whose index is past the end of a "
+                         "buffer must not write, and inputs are read-only: check the condition before every "
+                         "store",
+                         args_of(*f), f->memory.front());
+
+  // 5. The pattern of the wrong values, the same at every failing shape.
+  auto all_bad = [&](auto pred) {
+    for (const auto* f : bad)
+      if (!pred(*f)) return false;
+    return true;
+  };
+  const ShapeFacts& ex = *bad.front();
+  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::transposed; }))
+    return fmt::format("{} holds the transpose of the expected result at {}: a row and a column index are swapped",
+                       ex.output, args_of(ex));
+  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::never_written; }))
+    return fmt::format(
+        "no element of {} is written at {}{}: does the launcher launch the kernel, with a grid that is not "
+        "empty, and does the kernel store its result?",
+        ex.output, args_of(ex), bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "");
+  if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; }))
+    return fmt::format(
+        "the grid does not cover all of {}: at {} the last {} never written, so no thread was launched for "
+        "them. Compute the grid by ceiling division, (n + block - 1) / block, in each dimension",
+        ex.output, args_of(ex), ex.unwritten == 1 ? "element is" : "elements are");
+  if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0; }))
+    return fmt::format(
+        "{} of {} are never written at {}, at scattered positions rather than whole last rows or columns: "
+        "some threads return (or skip their store) before writing, or read shared memory that was never "
+        "filled",
+        ex.unwritten, ex.output, args_of(ex));
+  // Only the larger shapes fail.
+  if (!good.empty()) {
+    std::size_t largest_good = 0, smallest_bad = SIZE_MAX;
+    for (const auto* g : good) largest_good = std::max(largest_good, g->elements ? g->elements : 0);
+    for (const auto* f : bad) smallest_bad = std::min(smallest_bad, f->elements);
+    bool sizes_known = true;
+    for (const auto& f : facts) sizes_known &= f.compared && f.elements > 0;
+    if (sizes_known && smallest_bad > largest_good)
+      return fmt::format(
+          "only the larger shapes are wrong (from {} up; every smaller one is right): a race that needs many "
+          "blocks in flight to show (a missing __syncthreads), or an index computed in int that overflows",
+          args_of(ex));
+  }
+  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::everywhere; }))
+    return fmt::format(
+        "(nearly) every element of {} is wrong at {}{}: check the index arithmetic (row * width + col, with "
+        "the right width for each matrix) and the loop bounds",
+        ex.output, args_of(ex), good.empty() ? ", and at every shape" : "");
+  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::boundary; }))
+    return fmt::format(
+        "only elements in the last partial tile of {} are wrong at {}: check the boundary conditions for sizes "
+        "that are not a multiple of the tile",
+        ex.output, args_of(ex));
+  return fmt::format(
+      "{} of {} elements of {} are wrong at {}, here and there{}: look first for an off-by-one at the tile "
+      "edges, then for a race (a missing __syncthreads)",
+      ex.wrong, ex.elements, ex.output, args_of(ex),
+      ex.rerun_changed == 0 ? " (a rerun on the same inputs gave the same result)" : "");
+}
+
+}  // namespace cudalab::diagnosis

@@ -1,0 +1,133 @@
+// One leading diagnosis per failing check, from the facts of all its shapes
+// (harness/include/cudalab/diagnosis.h). Host-only: made-up facts.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+
+#include "cudalab/buffer.h"
+#include "cudalab/compare.h"
+#include "cudalab/diagnosis.h"
+
+using cudalab::ErrorPattern;
+using cudalab::diagnosis::lead;
+using cudalab::diagnosis::ShapeFacts;
+
+namespace {
+
+float poison() {
+  float f;
+  const std::uint32_t bits = 0xFFFFFFFFu;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+ShapeFacts shape(const std::string& args, bool ok, ErrorPattern pattern = ErrorPattern::everywhere,
+                 std::size_t elements = 100, std::size_t wrong = 90) {
+  ShapeFacts f;
+  f.label = "matmul_tiled(" + args + ")";
+  f.dims = cudalab::diagnosis::parse_dims(args);
+  f.compared = true;
+  f.elements = elements;
+  f.output = "C";
+  if (!ok) {
+    f.values_ok = false;
+    f.pattern = pattern;
+    f.wrong = wrong;
+  }
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("A shape's dimensions are read from its label") {
+  const auto d = cudalab::diagnosis::parse_dims("M=17 N=33 K=9");
+  REQUIRE(d.size() == 3);
+  CHECK(d[0] == std::make_pair(std::string("M"), 17LL));
+  CHECK(d[2] == std::make_pair(std::string("K"), 9LL));
+  CHECK(cudalab::diagnosis::parse_dims("rows=32 cols=1000").size() == 2);
+  CHECK(cudalab::diagnosis::parse_dims("no shape").empty());
+}
+
+TEST_CASE("Right on multiples of the tile and wrong elsewhere leads with the boundary checks") {
+  // A missing boundary check on K: the error is spread over all of C at
+  // 17x33x9 (C[0][0] too), so no shape alone points at the boundary.
+  const std::vector<ShapeFacts> facts = {shape("M=1 N=1 K=1", false), shape("M=17 N=33 K=9", false),
+                                         shape("M=64 N=64 K=100", false), shape("M=64 N=64 K=64", true),
+                                         shape("M=1000 N=1000 K=1000", false)};
+  const std::string s = lead(facts);
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("the boundary checks. Right on every shape where M, N and K are multiples of 16, "
+                                  "wrong on every shape where one is not (M=1 at M=1 N=1 K=1)"));
+  CHECK_THAT(s, !Catch::Contains("race"));
+}
+
+TEST_CASE("Only K ragged in every failure says so") {
+  const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true), shape("M=17 N=33 K=16", true),
+                                         shape("M=64 N=64 K=104", false), shape("M=32 N=48 K=9", false)};
+  CHECK_THAT(lead(facts), Catch::Contains("only where K is not a multiple of 16"));
+}
+
+TEST_CASE("Different results on a rerun lead with a race, whatever the pattern") {
+  auto facts = std::vector<ShapeFacts>{shape("M=16 N=16 K=16", false, ErrorPattern::scattered, 256, 64),
+                                       shape("M=17 N=33 K=9", false, ErrorPattern::boundary)};
+  facts[0].rerun_changed = 40;
+  const std::string s = lead(facts);
+  CHECK_THAT(s, Catch::StartsWith("a race between threads. Run twice on the same inputs at M=16 N=16 K=16"));
+  CHECK_THAT(s, Catch::Contains("__syncthreads"));
+  CHECK_THAT(s, !Catch::Contains("boundary"));
+}
+
+TEST_CASE("A failed launch leads with its configuration's problem") {
+  ShapeFacts f = shape("n=1", true);
+  f.launch_failed = true;
+  f.launch_error = "the kernel launch failed: invalid argument (cudaErrorInvalidValue)";
+  f.launch_advice =
+      "a block of more than 1024 threads (4096 x 1 x 1 = 4096): a block has at most 1024 (your launch: "
+      "vector_add_kernel<<<grid (1, 1, 1), block (4096, 1, 1)>>>)";
+  const std::string s = lead({f, shape("n=1000", true)});
+  CHECK_THAT(s, Catch::StartsWith("the launch fails at n=1 (the kernel launch failed: invalid argument"));
+  CHECK_THAT(s, Catch::Contains("block (4096, 1, 1)") && Catch::Contains("a block of more than 1024 threads"));
+}
+
+TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattered ones do not") {
+  ShapeFacts f = shape("rows=33 cols=65", false, ErrorPattern::partly_unwritten);
+  f.unwritten = 65;
+  f.unwritten_trailing = true;
+  CHECK_THAT(lead({f}), Catch::StartsWith("the grid does not cover all of C"));
+  f.unwritten_trailing = false;
+  CHECK_THAT(lead({f}), Catch::Contains("at scattered positions") && !Catch::Contains("grid does not cover"));
+}
+
+TEST_CASE("Only the larger shapes wrong, with the smaller right, is said as such") {
+  const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true, ErrorPattern::none, 256),
+                                         shape("M=256 N=256 K=256", true, ErrorPattern::none, 65536),
+                                         shape("M=512 N=512 K=512", false, ErrorPattern::scattered, 262144, 40)};
+  CHECK_THAT(lead(facts), Catch::StartsWith("only the larger shapes are wrong (from M=512 N=512 K=512 up"));
+}
+
+TEST_CASE("Not implemented yet needs no diagnosis, and a passing check gets none") {
+  ShapeFacts f = shape("n=1", true);
+  f.launch_failed = f.not_implemented = true;
+  CHECK(lead({f}).empty());
+  CHECK(lead({shape("n=1", true)}).empty());
+}
+
+TEST_CASE("Whole last rows unwritten are told apart from scattered ones by compare") {
+  const std::size_t rows = 4, cols = 5;
+  std::vector<float> got(rows * cols, 1.0f);
+  const std::vector<double> expected(rows * cols, 1.0);
+  for (std::size_t j = 0; j < cols; ++j) got[3 * cols + j] = poison();
+  CHECK(cudalab::compare("C", got, expected, rows, cols).unwritten_trailing);
+  got.assign(rows * cols, 1.0f);
+  got[1 * cols + 2] = poison();
+  CHECK_FALSE(cudalab::compare("C", got, expected, rows, cols).unwritten_trailing);
+}
+
+TEST_CASE("A matrix narrower than the tile is not called a boundary error") {
+  // 17 x 1: all of it is a partial tile of 32 columns; wrong at [0][0].
+  std::vector<float> got(17, 1.0f);
+  const std::vector<double> expected(17, 1.0);
+  got[0] = 5.0f;
+  CHECK(cudalab::compare("C", got, expected, 17, 1).pattern != cudalab::ErrorPattern::boundary);
+}
