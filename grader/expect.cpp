@@ -66,6 +66,7 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
       } else if (const toml::table* t = node.as_table()) {
         e.verdict = (*t)["verdict"].value_or(std::string{});
         e.says = (*t)["says"].value_or(std::string{});
+        e.leads = (*t)["leads"].value_or(std::string{});
       }
       if (!verdicts.count(e.verdict))
         throw ManifestError(
@@ -77,6 +78,20 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
   read(*ex, f.expectations);
   if (const toml::table* cpu = doc["expect_cpu"].as_table()) read(*cpu, f.cpu_overrides);
   return f;
+}
+
+std::string leading_cause_problem(const std::vector<std::string>& failures, const std::string& leads) {
+  int causes = 0;
+  for (const auto& f : failures)
+    for (const std::string marker : {"Diagnosis:", "Likely cause:"})
+      for (auto at = f.find(marker); at != std::string::npos; at = f.find(marker, at + 1)) ++causes;
+  if (causes > 1) return fmt::format("the check shows {} causes; a student should read one", causes);
+  if (leads.empty()) return "";
+  if (failures.empty() || failures.front().rfind("Diagnosis:", 0) != 0)
+    return fmt::format("expected a leading diagnosis that says \"{}\", found none", leads);
+  if (!contains_phrase(failures.front(), leads))
+    return fmt::format("expected the leading diagnosis to say \"{}\"", leads);
+  return "";
 }
 
 ExpectFile load_expect(const std::filesystem::path& path) {

@@ -6,7 +6,7 @@
 //   base = "solutions"          # where files the variant lacks come from ("labs": the skeleton)
 //   [expect]
 //   square = "pass"
-//   ragged = { verdict = "fail", says = "boundary" }
+//   ragged = { verdict = "fail", says = "boundary", leads = "the boundary checks" }
 //   [expect_cpu]                # CPU mode only, where it differs (speed: not_run)
 //   square = "fail"
 #pragma once
@@ -21,7 +21,13 @@ struct Expectation {
   std::string check_id;
   std::string verdict;  // pass, fail, timeout, crash, not_run, error
   std::string says;     // a phrase the failures or notes must contain (case-insensitive)
+  std::string leads;    // a phrase the leading diagnosis (the first failure) must contain
 };
+
+// The problems with a failing check's messages as a student reads them: a
+// leading diagnosis other than `leads` (or none), or more than one cause
+// ("Diagnosis:" and "Likely cause:" lines). Empty if none. Host-only.
+std::string leading_cause_problem(const std::vector<std::string>& failures, const std::string& leads);
 
 struct ExpectFile {
   std::string description;

@@ -686,7 +686,10 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     std::string text;
     for (const auto& f : r.failures) text += f + "\n";
     for (const auto& n : r.notes) text += n + "\n";
-    const bool ok = r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says));
+    // One cause leads, and where the variant names it, the right one.
+    const std::string cause = r.verdict == "fail" ? leading_cause_problem(r.failures, e.leads) : "";
+    const bool ok =
+        r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says)) && cause.empty();
     mismatches += !ok;
     std::string first = r.failures.empty() ? (r.notes.empty() ? "" : r.notes[0]) : r.failures[0];
     if (auto nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
@@ -695,6 +698,7 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     if (!ok) {
       if (!e.says.empty() && !contains_phrase(text, e.says))
         fmt::print("    expected the message to say \"{}\"\n", e.says);
+      if (!cause.empty()) fmt::print("    {}\n", cause);
       fmt::print("    full message:\n{}\n", text);
       if (!r.output.empty()) fmt::print("    output:\n{}\n", r.output);
     }

@@ -32,6 +32,8 @@ An entry's [expect] may also bound its points: max_points (a number) and
 twin (another entry, the same kernel without the trick, graded in the same
 run; --only brings it along): the lab's points in results.json must be no
 more than either. `says` may be a list of phrases, each of which must appear.
+`leads` is a phrase the failed check's leading "Diagnosis:" line must hold, and
+a failed check must never show more than one cause.
 """
 import argparse
 import csv
@@ -48,7 +50,7 @@ import zipfile
 STATUSES = {"graded", "missing", "build_failed", "rejected", "not_run"}
 VERDICTS = {"pass", "fail", "timeout", "crash", "not_run"}
 ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "expect", "expect_cpu"}
-EXPECT_KEYS = {"status", "check", "verdict", "says", "max_points", "twin"}
+EXPECT_KEYS = {"status", "check", "verdict", "says", "leads", "max_points", "twin"}
 EXPECT_CPU_KEYS = EXPECT_KEYS | {"why"}
 CREATE_KEYS = {"path", "from", "text", "size", "symlink", "pad_to"}
 SEED = 424242
@@ -268,7 +270,7 @@ def expectation(entry, labs, mode):
     if "status" in xc and "graded" not in xc["status"]:
         # Not graded in CPU mode (e.g. it does not build there): the GPU's
         # check, verdict and message do not apply unless [expect_cpu] says them.
-        for k in ("check", "verdict", "says"):
+        for k in ("check", "verdict", "says", "leads"):
             x.pop(k, None)
     x.update({k: v for k, v in xc.items() if k != "why"})
     if "check" in x and labs[entry["lab"]]["kinds"][x["check"]] == "speed" and "verdict" not in xc:
@@ -276,6 +278,7 @@ def expectation(entry, labs, mode):
         x["speed_in_cpu_mode"] = True
         if "says" not in xc:
             x.pop("says", None)
+        x.pop("leads", None)
     return x
 
 
@@ -411,6 +414,20 @@ def judge(entry, out_dir, labs, mode, src, work):
         for phrase in says:
             if not line_with(text, phrase):
                 row.fail(f"the message does not say \"{phrase}\"")
+    if test is not None and checks_ran and verdict in ("fail", "failed"):
+        # One cause leads (issue 11), and where the entry names it, the right one.
+        text = test.get("output", "")
+        causes = text.count("Diagnosis:") + text.count("Likely cause:")
+        if causes > 1:
+            row.fail(f"{x.get('check')}: the message gives {causes} causes; a student should read one")
+        if x.get("leads"):
+            lead = line_with(text, "Diagnosis:")
+            if not lead:
+                row.fail(f"no leading diagnosis; expected one that says \"{x['leads']}\"")
+            elif x["leads"].lower() not in lead.lower():
+                row.fail(f"the leading diagnosis does not say \"{x['leads']}\": {lead[:200]}")
+            else:
+                row.message = lead
     if x.get("speed_in_cpu_mode") and checks_ran:
         # A speed check counts only for a correct kernel: in CPU mode, the
         # correctness checks are what can be held against the entry.
