@@ -171,6 +171,12 @@ void rerun(const std::string& label, long long changed, bool reordered) {
   shape(label).rerun_reordered = reordered;
 }
 
+void barrier_skipped(const std::string& label, const std::string& what) {
+  if (!collecting() || what.empty()) return;
+  ShapeFacts& f = shape(label);
+  if (f.barrier_skip.empty()) f.barrier_skip = what;
+}
+
 const std::vector<ShapeFacts>& facts() {
   return state().shapes;
 }
@@ -212,11 +218,20 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
       return s;
     }
 
-  // 2. Different results on the same inputs: a race, whatever the pattern.
+  // 2. Threads that returned before a barrier the rest of their block
+  //    reached (CPU mode sees it): their part of the tile is never loaded.
   for (const auto* f : bad)
-    if (f->rerun_changed > 0) return race_lead(*f);
+    if (!f->barrier_skip.empty() && !f->values_ok)
+      return fmt::format(
+          "a __syncthreads() that some threads never reach: at {}, {}. Those threads load no part of the "
+          "tile, so the others compute with elements nobody stored. Every thread of a block must reach every "
+          "__syncthreads(): let the threads outside C run the tile loop too (loading 0 past the edges) and "
+          "guard only the store, instead of returning early or wrapping the loop in `if (row < M && col < N)`",
+          args_of(*f), f->barrier_skip);
 
-  // 3. The shapes split by a tile size: the boundary checks.
+  // 2. The shapes split by a tile size: the boundary checks. Before the
+  //    race: a kernel without them also gives different results on a rerun
+  //    (on an H100, tiled and naive matmuls alike), the race does not split.
   if (const long long t = dividing_tile(facts); t && bad.size() < facts.size()) {
     const auto dims = ragged_in_every_failure(facts, t);
     std::vector<std::string> all;
@@ -241,11 +256,20 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
     else
       s += ": threads of the last partial tile must load 0 for elements past the edge of the inputs, and "
            "store only inside the output";
-    bool wrote_outside = false;
-    for (const auto* f : bad) wrote_outside |= !f->memory.empty();
+    bool wrote_outside = false, changes = false;
+    for (const auto* f : bad) wrote_outside |= !f->memory.empty(), changes |= f->rerun_changed > 0;
     if (wrote_outside) s += "; and they write outside the buffers there (below)";
+    if (changes)
+      s += ". (The wrong values even change from run to run: the threads past the edge read memory outside "
+           "the inputs.)";
     return s;
   }
+
+  // 3. Different results on the same inputs: a race, whatever the pattern
+  //    (unless the shapes split by the tile, above: threads past the edge then
+  //    read memory outside the inputs, whose contents change between runs).
+  for (const auto* f : bad)
+    if (f->rerun_changed > 0) return race_lead(*f);
 
   // 4. Writes outside the buffers or changed inputs, with right values.
   for (const auto* f : bad)

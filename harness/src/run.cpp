@@ -85,7 +85,7 @@ std::string advice_for(cudaError_t e) {
     case cudaErrorInvalidDeviceFunction:
     case cudaErrorNoKernelImageForDevice:
       return "the build has no code for this GPU's architecture: reconfigure with "
-             "-Dcuda_arch=auto on this machine";
+             "-Dgpu_arch=auto on this machine";
     case cudaErrorMemoryAllocation:
       return "the GPU is out of memory: was a size in bytes mixed up with a count of elements?";
     default:
@@ -195,6 +195,9 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
   }
   cudaGetLastError();  // clear a non-sticky error left by an earlier run
   launches_seen().clear();
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+  simt::take_barrier_skip();  // only this launcher's launches count
+#endif
   try {
     launcher();
   } catch (const NotImplemented& e) {
@@ -225,6 +228,9 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     fail(e, "the kernel failed while running");
     if (!out.context_lost) cudaGetLastError();
   }
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+  diagnosis::barrier_skipped(what, simt::take_barrier_skip());
+#endif
   return out;
 }
 

@@ -438,10 +438,17 @@ void warn_once(const std::string& key, const std::string& message) {
   std::fprintf(stderr, "cudalab CPU mode: warning: %s\n", message.c_str());
 }
 
+// The first barrier since take_barrier_skip() that threads of a block skipped
+// by returning before it, in words ("" if none).
+std::string g_barrier_skip;
+
 void release_barrier(unsigned n) {
   const void* site = nullptr;
   bool divergent = false;
   int count = 0, arrived = 0;
+  unsigned exited = 0, first_exited = 0;
+  for (unsigned i = 0; i < n; ++i)
+    if (g_fibers[i].state == State::done && exited++ == 0) first_exited = i;
   for (unsigned i = 0; i < n; ++i) {
     Fiber& f = g_fibers[i];
     if (f.state != State::barrier) continue;
@@ -453,6 +460,21 @@ void release_barrier(unsigned n) {
   }
   g_barrier_count = count;
   g_barrier_arrived = arrived;
+  // Threads that returned while the rest of their block waits here never
+  // reach this __syncthreads(): legal since Volta, and the classic cause of a
+  // tile that is only partly loaded (an early return, or the tile loop inside
+  // `if (row < M && col < N)`).
+  if (exited && arrived && g_barrier_skip.empty()) {
+    const std::string line = site ? describe_code_address(static_cast<const char*>(site) - 1) : "";
+    const uint3 t = g_fibers[first_exited].tid, b = simt_rt_block_idx;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "in %s, %u of the %u threads of block (%u, %u, %u) had returned (thread (%u, %u, %u) "
+                  "first) before the __syncthreads()%s%s that the other %d waited at",
+                  where_launched().c_str(), exited, n, b.x, b.y, b.z, t.x, t.y, t.z, line.empty() ? "" : " at ",
+                  line.c_str(), arrived);
+    g_barrier_skip = buf;
+  }
   if (divergent) {
     // Compare source lines, not addresses: the compiler may copy a barrier.
     std::set<std::string> lines;
@@ -722,6 +744,12 @@ void set_schedule(const std::string& spec) {
   if (!detail::parse_schedule(spec, detail::g_order_kind, detail::g_seed))
     throw std::invalid_argument("not a schedule: \"" + spec + "\" (inorder, reverse, random:SEED)");
   detail::g_rng.seed(detail::g_seed);
+}
+
+std::string take_barrier_skip() {
+  std::string out;
+  out.swap(detail::g_barrier_skip);
+  return out;
 }
 
 std::string schedule() {

@@ -44,6 +44,7 @@ struct ShapeFacts {
   std::vector<std::string> memory;  // writes outside the buffers, inputs changed
   long long rerun_changed = -1;     // -1: not rerun; else elements that changed on a rerun
   bool rerun_reordered = false;     // CPU mode: the rerun ran the threads in another order
+  std::string barrier_skip;         // CPU mode: threads returned before a __syncthreads others reached
 };
 
 // Starts collecting for a check (the record's begin_check calls it) and stops.
@@ -60,6 +61,7 @@ void launch_failed(const std::string& label, const std::string& error, const std
 void compared(const std::string& label, const Comparison& c);
 void memory(const std::string& label, const std::vector<std::string>& problems);
 void rerun(const std::string& label, long long changed, bool reordered = false);
+void barrier_skipped(const std::string& label, const std::string& what);
 
 // The collected facts, in the order the shapes ran.
 const std::vector<ShapeFacts>& facts();

@@ -25,6 +25,13 @@ std::string schedule();
 // the source line when the kernel was compiled with -g. Empty if none did.
 const std::string& last_error_detail();
 
+// The first __syncthreads() since the last call that some threads of a block
+// never reached because they had returned before it while the others waited
+// there ("in matmul_tiled_kernel<<<...>>>, 3 of the 256 threads of block
+// (1, 0, 0) had returned ... before the __syncthreads() at file:line ..."),
+// then forgotten; "" if none.
+std::string take_barrier_skip();
+
 // Tests only: forget every error, sticky ones included (a real CUDA process
 // would have to exit).
 void reset_errors_for_tests();
