@@ -23,6 +23,7 @@
 #include <regex>
 #include <sstream>
 
+#include "calibrate_command.h"
 #include "checks.h"
 #include "course.h"
 #include "cudalab/manifest.h"
@@ -910,6 +911,7 @@ int main(int argc, char** argv) {
                    "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
 
   const ReleaseCommand release = add_release_command(app);
+  const CalibrateCommand calibrate = add_calibrate_command(app, kSourceRoot, kBuildRoot);
 
   try {
     app.parse(argc, argv);
@@ -931,6 +933,7 @@ int main(int argc, char** argv) {
     }
     if (*expect) return cmd_expect(binary, lab_toml, expect_path, expect_cpu);
     if (release.selected()) return release.run();
+    if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "cudalab: internal error: {}\n", e.what());
     return kFailed;

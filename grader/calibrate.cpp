@@ -1,0 +1,663 @@
+#include "calibrate.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "checks.h"
+#include "expect.h"
+#include "process.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab::calibration {
+
+// --- measured ratios --------------------------------------------------------
+
+double Measured::median() const {
+  if (ratios.empty()) return 0;
+  std::vector<double> v = ratios;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+double Measured::lowest() const {
+  return ratios.empty() ? 0 : *std::min_element(ratios.begin(), ratios.end());
+}
+double Measured::highest() const {
+  return ratios.empty() ? 0 : *std::max_element(ratios.begin(), ratios.end());
+}
+
+// --- the rules ----------------------------------------------------------------
+
+std::string format_number(double v) {
+  const double cents = v * 100;
+  if (std::fabs(cents - std::round(cents)) < 1e-6) return fmt::format("{:.2f}", v);
+  return fmt::format("{:.3f}", v);
+}
+
+double nearest_in_range(double current, double lo, double hi) {
+  constexpr double eps = 1e-9;
+  if (current >= lo - eps && current <= hi + eps) return current;
+  for (double grid : {0.05, 0.01, 0.001}) {
+    const double v = current < lo ? std::ceil(lo / grid - eps) * grid : std::floor(hi / grid + eps) * grid;
+    if (v >= lo - eps && v <= hi + eps) return std::round(v * 1000) / 1000;
+  }
+  return current < lo ? lo : hi;
+}
+
+namespace {
+std::string pct(double f) {
+  return fmt::format("{:.0f}%", 100 * f);
+}
+}  // namespace
+
+std::string Proposal::margins_line() const {
+  if (!feasible) return why_not;
+  std::string s = fmt::format("threshold {} below the slowest correct alternative ({}, {:.3f})",
+                              pct(1 - min_ratio / slowest_correct_ratio), slowest_correct,
+                              slowest_correct_ratio);
+  if (!reference.empty() && reference != slowest_correct)
+    s += fmt::format(" and {} below the reference ({:.3f})", pct(1 - min_ratio / reference_ratio),
+                     reference_ratio);
+  if (!fastest_foil.empty()) {
+    const double below = 1 - fastest_foil_ratio / min_ratio;
+    s += fmt::format("; the fastest foil ({}, {:.3f}) {} below it", fastest_foil, fastest_foil_ratio,
+                     below >= 0.5 ? fmt::format("{:.1f}x", min_ratio / fastest_foil_ratio) : pct(below));
+  } else {
+    s += "; no foil measured for this check";
+  }
+  return s;
+}
+
+Proposal propose(const std::vector<Measured>& measured, double current_min_ratio,
+                 const std::optional<Credit>& current_credit, const Margins& margins) {
+  Proposal p;
+  const Measured* slowest = nullptr;
+  const Measured* fastest = nullptr;
+  std::vector<std::string> unmeasured_correct;
+  for (const auto& m : measured) {
+    if (m.ratios.empty()) {
+      if (m.correct)
+        unmeasured_correct.push_back(fmt::format("{} ({})", m.variant, m.problem.empty() ? "no runs" : m.problem));
+      else
+        p.notes.push_back(fmt::format("foil {} recorded no ratio ({}): it fails whatever the threshold; not used",
+                                      m.variant, m.problem.empty() ? "no runs" : m.problem));
+      continue;
+    }
+    if (m.ratios.size() < static_cast<std::size_t>(m.runs))
+      p.notes.push_back(fmt::format("{}: {} of {} runs recorded no ratio ({})", m.variant,
+                                    m.runs - static_cast<int>(m.ratios.size()), m.runs, m.problem));
+    for (double n : m.noise)
+      if (n > 0.5) {
+        p.notes.push_back(fmt::format("{}: a run's noise was {:.2f}% (the timing aims at 0.5%)", m.variant, n));
+        break;
+      }
+    if (m.variant == "solution" && m.correct) {
+      p.reference = m.variant;
+      p.reference_ratio = m.median();
+    }
+    if (m.correct && (!slowest || m.lowest() < slowest->lowest())) slowest = &m;
+    if (!m.correct && (!fastest || m.highest() > fastest->highest())) fastest = &m;
+  }
+  if (!unmeasured_correct.empty()) {
+    p.why_not = fmt::format("not calibrated: a correct alternative recorded no ratio: {}",
+                            fmt::join(unmeasured_correct, "; "));
+    return p;
+  }
+  if (!slowest) {
+    p.why_not = "not calibrated: no correct alternative (expect.toml verdict \"pass\") was measured";
+    return p;
+  }
+  p.slowest_correct = slowest->variant;
+  p.slowest_correct_ratio = slowest->lowest();
+  if (fastest) {
+    p.fastest_foil = fastest->variant;
+    p.fastest_foil_ratio = fastest->highest();
+  }
+  p.hi = (1 - margins.correct) * p.slowest_correct_ratio;
+  p.lo = fastest ? p.fastest_foil_ratio / (1 - margins.foil) : 0;
+  if (p.lo > p.hi) {
+    p.why_not = fmt::format(
+        "cannot be met on this GPU: the foil {} ({:.3f}) is too close to the correct alternative {} ({:.3f}): "
+        "{:.0f}% apart. The rules need min_ratio at most {:.3f} ({} below {}) and at least {:.3f} (so that {} is "
+        "{} below it); nothing proposed: the check needs another shape or foil on this GPU",
+        p.fastest_foil, p.fastest_foil_ratio, p.slowest_correct, p.slowest_correct_ratio,
+        100 * (1 - p.fastest_foil_ratio / p.slowest_correct_ratio), p.hi, pct(margins.correct),
+        p.slowest_correct, p.lo, p.fastest_foil, pct(margins.foil));
+    return p;
+  }
+  p.feasible = true;
+  p.min_ratio = nearest_in_range(current_min_ratio, std::max(p.lo, 0.01), p.hi);
+  p.min_changed = std::fabs(p.min_ratio - current_min_ratio) > 1e-9;
+  if (current_credit) {
+    Credit c = *current_credit;
+    // Full credit for every correct alternative, a little below the slowest,
+    // and never below the threshold (a failing ratio with full points).
+    const double full_hi = (1 - margins.full_credit) * p.slowest_correct_ratio;
+    c.full_at = nearest_in_range(c.full_at, p.min_ratio, std::max(full_hi, p.min_ratio));
+    // No credit at or below any foil, and some below the threshold.
+    const double zero_lo = fastest ? p.fastest_foil_ratio : 0;
+    const double zero_hi = std::max(zero_lo, std::min(p.min_ratio, c.full_at) - 0.01);
+    c.zero_at = nearest_in_range(c.zero_at, zero_lo, zero_hi);
+    p.credit = c;
+    p.credit_changed = std::fabs(c.full_at - current_credit->full_at) > 1e-9 ||
+                       std::fabs(c.zero_at - current_credit->zero_at) > 1e-9;
+  }
+  return p;
+}
+
+// --- lab.toml -----------------------------------------------------------------
+
+std::string gpu_label(const std::string& record_gpu) {
+  static const std::regex re(R"(^(.*?) \((sm_[0-9]+))");
+  std::smatch m;
+  if (std::regex_search(record_gpu, m, re)) return m[1].str() + " (" + m[2].str() + ")";
+  return record_gpu.substr(0, record_gpu.find(','));
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+std::string apply_to_lab_toml(const std::string& text, const std::string& check_id, double min_ratio,
+                              const std::optional<Credit>& credit, const std::string& comment,
+                              const std::string& gpu) {
+  std::vector<std::string> lines = split_lines(text);
+  // The [[check]] blocks: from the header to the next table header.
+  const std::regex id_re("^\\s*id\\s*=\\s*\"" + std::regex_replace(check_id, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + "\"");
+  std::size_t start = lines.size(), end = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (trim(lines[i]) != "[[check]]") continue;
+    std::size_t j = i + 1;
+    while (j < lines.size() && trim(lines[j]).rfind('[', 0) != 0) ++j;
+    for (std::size_t k = i + 1; k < j; ++k)
+      if (std::regex_search(lines[k], id_re)) {
+        start = i;
+        end = j;
+      }
+    if (start != lines.size()) break;
+  }
+  if (start == lines.size()) throw std::runtime_error("no [[check]] with id = \"" + check_id + "\"");
+
+  const std::regex min_re(R"(^(\s*min_ratio\s*=\s*)([-+0-9.eE]+)(.*)$)");
+  const std::regex zero_re(R"((zero_at\s*=\s*)([-+0-9.eE]+))");
+  const std::regex full_re(R"((full_at\s*=\s*)([-+0-9.eE]+))");
+  bool min_done = false, credit_done = !credit;
+  for (std::size_t k = start + 1; k < end; ++k) {
+    std::smatch m;
+    if (std::regex_match(lines[k], m, min_re)) {
+      lines[k] = m[1].str() + format_number(min_ratio) + m[3].str();
+      min_done = true;
+    } else if (credit && std::regex_search(lines[k], std::regex(R"(^\s*credit\s*=)"))) {
+      // The number after `key =`, nothing else of the line.
+      const auto set = [&](const std::regex& re, double v) {
+        std::smatch n;
+        if (!std::regex_search(lines[k], n, re)) return false;
+        lines[k] = n.prefix().str() + n[1].str() + format_number(v) + n.suffix().str();
+        return true;
+      };
+      credit_done = set(zero_re, credit->zero_at) && set(full_re, credit->full_at);
+    }
+  }
+  if (!min_done) throw std::runtime_error("check '" + check_id + "' has no `min_ratio = NUMBER` line");
+  if (!credit_done)
+    throw std::runtime_error("check '" + check_id + "' has no `credit = { zero_at = A, full_at = B }` line");
+
+  // The comment: in place of this GPU's earlier one among the comments right
+  // above [[check]], else just above it.
+  const std::string earlier = "# calibrated on " + gpu + ",";
+  std::size_t c = start;
+  while (c > 0 && trim(lines[c - 1]).rfind('#', 0) == 0) --c;
+  bool replaced = false;
+  for (std::size_t k = c; k < start; ++k)
+    if (trim(lines[k]).rfind(earlier, 0) == 0) {
+      lines[k] = comment;
+      replaced = true;
+    }
+  if (!replaced) lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(start), comment);
+
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  if (!text.empty() && text.back() != '\n') out.pop_back();
+  return out;
+}
+
+// --- running ------------------------------------------------------------------
+
+namespace {
+
+struct Item {  // one variant on one speed check
+  std::string lab, check_id, variant;
+  bool correct = false;
+};
+
+struct LabPlan {
+  LabSpec spec;
+  std::vector<Item> items;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string today() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string stamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+bool in_build_ninja(const fs::path& build_root, const std::string& rule) {
+  const std::string text = read_text(build_root / "build.ninja");
+  return text.find("build " + rule + ": ") != std::string::npos;
+}
+
+bool meson_compile(const fs::path& build_root, const std::vector<std::string>& targets, bool verbose) {
+  ProcessOptions opt;
+  opt.argv = {"meson", "compile", "-C", build_root.string()};
+  opt.argv.insert(opt.argv.end(), targets.begin(), targets.end());
+  opt.timeout_s = 3600;
+  opt.output_cap = 1 << 20;
+  const ProcessResult p = run_process(opt);
+  if (p.ok()) return true;
+  const std::string& out = p.output;
+  fmt::print(stderr, "cudalab calibrate: the build failed ({}):\n{}\n", p.describe(),
+             verbose || out.size() < 6000 ? out : "[...]\n" + out.substr(out.size() - 6000));
+  return false;
+}
+
+// "" where a GPU is usable, else why not.
+std::string probe_gpu(const Options& o, std::string& name) {
+  if (!in_build_ninja(o.build_root, "harness/cudalab-gpuinfo"))
+    return fmt::format("{} has no CUDA parts (nvcc was not found when it was configured)", o.build_root.string());
+  if (!o.no_build && !meson_compile(o.build_root, {"cudalab-gpuinfo"}, o.verbose))
+    return "the GPU probe (cudalab-gpuinfo) did not build";
+  const fs::path probe = o.build_root / "harness" / "cudalab-gpuinfo";
+  if (!fs::exists(probe)) return fmt::format("the GPU probe {} is not built (--no-build)", probe.string());
+  ProcessOptions opt;
+  opt.argv = {probe.string()};
+  opt.timeout_s = 60;
+  const ProcessResult p = run_process(opt);
+  const auto j = nlohmann::json::parse(p.output, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return "the GPU probe failed: " + p.describe();
+  if (!j.value("usable", false)) return j.value("reason", std::string("no usable GPU"));
+  std::string cc = j.value("compute_capability", "");
+  cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+  name = fmt::format("{} (sm_{})", j.value("name", "?"), cc);
+  return {};
+}
+
+fs::path record_path(const fs::path& dir, const Item& it, int run) {
+  return dir / it.lab / it.check_id / fmt::format("{}-{}.json", it.variant, run);
+}
+
+struct Reading {
+  Measured m;
+  std::vector<std::string> gpus;  // the records' gpu lines
+  bool skipped = false;           // a record said: no usable GPU
+  std::string skipped_reason;
+};
+
+// Reads <dir>/<lab>/<check>/<variant>-<n>.json, n = 1, 2, ...
+Reading read_records(const fs::path& dir, const Item& it, const CheckSpec& check) {
+  Reading r;
+  r.m.variant = it.variant;
+  r.m.correct = it.correct;
+  for (int run = 1;; ++run) {
+    const fs::path p = record_path(dir, it, run);
+    if (!fs::exists(p)) break;
+    ++r.m.runs;
+    const std::string text = read_text(p);
+    CheckResult cr;
+    std::string skipped;
+    const bool ok = parse_check_record(text, check.name, cr, &skipped);
+    const auto doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_object() && doc.contains("gpu") && doc["gpu"].is_string()) r.gpus.push_back(doc["gpu"]);
+    if (!skipped.empty()) {
+      r.skipped = true;
+      r.skipped_reason = skipped;
+    }
+    if (!ok) {
+      if (r.m.problem.empty())
+        r.m.problem = skipped.empty() ? fmt::format("run {}: no result for the check in {}", run, p.string())
+                                      : "skipped: " + skipped;
+      continue;
+    }
+    r.m.verdicts.push_back(cr.verdict);
+    const Measurement* ratio = cr.find("ratio");
+    if (!ratio || !std::isfinite(ratio->value)) {
+      if (r.m.problem.empty()) {
+        std::string why = cr.failures.empty() ? cr.verdict : cr.failures.front();
+        if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
+        if (why.size() > 140) why = why.substr(0, 137) + "...";
+        r.m.problem = why;
+      }
+      continue;
+    }
+    r.m.ratios.push_back(ratio->value);
+    if (const Measurement* n = cr.find("noise")) r.m.noise.push_back(n->value);
+  }
+  return r;
+}
+
+std::string range_text(const Measured& m) {
+  if (m.ratios.empty()) return "no ratio";
+  if (m.ratios.size() == 1) return fmt::format("{:.3f}", m.ratios[0]);
+  return fmt::format("{:.3f} ({:.3f}-{:.3f})", m.median(), m.lowest(), m.highest());
+}
+
+std::string verdict_text(const Measured& m) {
+  if (m.verdicts.empty()) return "-";
+  const auto passes = std::count(m.verdicts.begin(), m.verdicts.end(), "pass");
+  if (passes == static_cast<long>(m.verdicts.size())) return "pass";
+  if (passes == 0) return "fail";
+  return fmt::format("pass {}/{}", passes, m.verdicts.size());
+}
+
+std::string credit_text(const std::optional<Credit>& c) {
+  return c ? fmt::format("credit {} to {}", format_number(c->zero_at), format_number(c->full_at))
+           : "no credit curve";
+}
+
+}  // namespace
+
+int run_calibration(const Options& in) {
+  Options o = in;
+  if (o.labs_dir.empty()) o.labs_dir = o.source_root / "labs";
+  if (o.variants_dir.empty()) o.variants_dir = o.source_root / "tests" / "variants";
+  const bool dry = !o.from_records.empty();
+
+  if (!fs::is_directory(o.variants_dir)) {
+    fmt::print(stderr,
+               "cudalab calibrate: {} is missing: calibration times the known student files (tests/variants/, "
+               "the correct alternatives and the mistakes) against the reference, and those are in the "
+               "instructor's tree only, not in a student release. Run it from the full course repository.\n",
+               o.variants_dir.string());
+    return kUsage;
+  }
+  if (o.runs < 1) {
+    fmt::print(stderr, "cudalab calibrate: --runs must be at least 1\n");
+    return kUsage;
+  }
+  std::vector<std::string> labs = o.labs;
+  if (labs.empty()) {
+    for (const auto& e : fs::directory_iterator(o.labs_dir))
+      if (e.is_directory() && fs::exists(e.path() / "lab.toml")) labs.push_back(e.path().filename().string());
+    std::sort(labs.begin(), labs.end());
+  }
+
+  // What to time: per lab, every speed check and the variants whose
+  // expect.toml gives it a verdict (pass: correct; fail: a foil), less those
+  // expected to fail a correctness check it requires (the skeleton).
+  std::vector<LabPlan> plans;
+  for (const auto& lab : labs) {
+    LabPlan plan;
+    try {
+      plan.spec = load_lab(o.labs_dir / lab / "lab.toml");
+    } catch (const ManifestError& e) {
+      fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
+      return kUsage;
+    }
+    const fs::path vdir = o.variants_dir / lab;
+    std::vector<std::string> variants;
+    if (fs::is_directory(vdir))
+      for (const auto& e : fs::directory_iterator(vdir))
+        if (e.is_directory() && fs::exists(e.path() / "expect.toml")) variants.push_back(e.path().filename().string());
+    std::sort(variants.begin(), variants.end());
+    std::map<std::string, ExpectFile> expects;
+    try {
+      for (const auto& v : variants) expects[v] = load_expect(vdir / v / "expect.toml");
+    } catch (const ManifestError& e) {
+      fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
+      return kUsage;
+    }
+    for (const auto& check : plan.spec.checks) {
+      if (check.kind != "speed") continue;
+      for (const auto& v : variants) {
+        const ExpectFile& ex = expects[v];
+        const Expectation* e = ex.find(check.id);
+        if (!e || (e->verdict != "pass" && e->verdict != "fail")) continue;
+        bool gated = false;
+        for (const auto& req : check.required)
+          if (const Expectation* r = ex.find(req); r && r->verdict != "pass") gated = true;
+        if (gated) continue;
+        plan.items.push_back({lab, check.id, v, e->verdict == "pass"});
+      }
+    }
+    plans.push_back(std::move(plan));
+  }
+
+  fs::path records = o.from_records;
+  std::string gpu_name;
+  if (!dry) {
+    const std::string why = probe_gpu(o, gpu_name);
+    if (!why.empty()) {
+      fmt::print(stderr,
+                 "cudalab calibrate: calibration needs a GPU, and there is none usable here: {}.\n"
+                 "It times each speed check's reference against the known student files on the course's GPU: run "
+                 "it there. (`--from-records DIR` reads the records of an earlier run instead.) Exit code {}.\n",
+                 why, kNeedsGpu);
+      return kNeedsGpu;
+    }
+    records = o.records_dir.empty() ? o.build_root / "calibration" / stamp() : o.records_dir;
+    std::vector<std::string> targets;
+    for (const auto& plan : plans)
+      for (const auto& it : plan.items) {
+        const std::string t = it.lab + "-variant-" + it.variant;
+        if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+      }
+    for (const auto& t : targets)
+      if (!in_build_ninja(o.build_root, "tests/" + t)) {
+        fmt::print(stderr,
+                   "cudalab calibrate: {} has no target {}: configure it with -Dvariants=true (the default) "
+                   "and nvcc\n",
+                   o.build_root.string(), t);
+        return kUsage;
+      }
+    fmt::print("GPU: {}\n", gpu_name);
+    if (!o.no_build && !targets.empty()) {
+      fmt::print("building {} variant test binaries in {} (minutes the first time) ...\n", targets.size(),
+                 o.build_root.string());
+      std::fflush(stdout);
+      if (!meson_compile(o.build_root, targets, o.verbose)) return kNotMet;
+    }
+    std::size_t total = 0;
+    for (const auto& plan : plans) total += plan.items.size();
+    total *= static_cast<std::size_t>(o.runs);
+    fmt::print("timing: {} runs (each variant and speed check {} times, each run its own process); records in {}\n",
+               total, o.runs, records.string());
+    // An earlier run's records in the same folder must not count with these.
+    for (const auto& plan : plans)
+      for (const auto& it : plan.items)
+        for (int run = 1; fs::exists(record_path(records, it, run)); ++run) fs::remove(record_path(records, it, run));
+    std::size_t done = 0;
+    // Run r of everything before run r + 1: a drift of the GPU's speed over
+    // the session then spreads over all variants alike.
+    for (int run = 1; run <= o.runs; ++run)
+      for (const auto& plan : plans)
+        for (const auto& it : plan.items) {
+          const CheckSpec& check = *plan.spec.find_by_id(it.check_id);
+          const fs::path rec = record_path(records, it, run);
+          fs::create_directories(rec.parent_path());
+          fs::remove(rec);
+          ProcessOptions opt;
+          opt.argv = {(o.build_root / "tests" / (it.lab + "-variant-" + it.variant)).string(), "--record",
+                      rec.string(), "--lab-toml", fs::absolute(plan.spec.file).string(), check.name};
+          opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : plan.spec.timeout_s;
+          const ProcessResult p = run_process(opt);
+          ++done;
+          CheckResult cr;
+          std::string line;
+          if (fs::exists(rec) && parse_check_record(read_text(rec), check.name, cr)) {
+            const Measurement* r = cr.find("ratio");
+            const Measurement* n = cr.find("noise");
+            line = r ? fmt::format("ratio {:.3f}{}, {}", r->value, n ? fmt::format(" (noise {:.2f}%)", n->value) : "",
+                                   cr.verdict)
+                     : fmt::format("no ratio, {}", cr.verdict);
+          } else {
+            line = "no record (" + p.describe() + ")";
+            if (o.verbose) line += "\n" + p.output;
+          }
+          fmt::print("  [{:>3}/{}] {} {} {} run {}: {}\n", done, total, it.lab, it.check_id, it.variant, run, line);
+          std::fflush(stdout);
+        }
+  } else {
+    fmt::print("dry run: reading the records in {} (nothing is timed)\n", records.string());
+  }
+
+  // The proposal, per check.
+  bool any_not_met = false;
+  std::string record_gpu;
+  struct Row {
+    std::string lab, check, reference, proposal, margins;
+  };
+  std::vector<Row> summary;
+  std::map<std::string, std::string> new_text;  // lab.toml path -> edited text
+  for (const auto& plan : plans) {
+    for (const auto& check : plan.spec.checks) {
+      if (check.kind != "speed") continue;
+      std::vector<Measured> measured;
+      for (const auto& it : plan.items) {
+        if (it.check_id != check.id) continue;
+        Reading r = read_records(records, it, check);
+        if (r.skipped && r.m.ratios.empty()) {
+          fmt::print(stderr,
+                     "cudalab calibrate: the records of {} {} say the run had no usable GPU ({}): calibration needs "
+                     "a GPU. Exit code {}.\n",
+                     it.lab, it.variant, r.skipped_reason, kNeedsGpu);
+          return kNeedsGpu;
+        }
+        for (const auto& g : r.gpus)
+          if (record_gpu.empty()) record_gpu = g;
+          else if (gpu_label(g) != gpu_label(record_gpu))
+            fmt::print("warning: records from two GPUs: {} and {}\n", gpu_label(record_gpu), gpu_label(g));
+        measured.push_back(std::move(r.m));
+      }
+      const double current_min = check.numbers.count("min_ratio") ? check.numbers.at("min_ratio") : 0;
+      const Proposal p = propose(measured, current_min, check.credit, o.margins);
+
+      fmt::print("\n{} / {}: now min_ratio {}, {}\n", plan.spec.id, check.id, format_number(current_min),
+                 credit_text(check.credit));
+      fmt::print("  {:<20} {:<10} {:<28} {:>9}  {}\n", "variant", "role", "ratio: median (min-max)", "noise",
+                 "verdict now");
+      for (const auto& m : measured) {
+        const std::string role = !m.correct ? "foil" : m.variant == "solution" ? "reference" : "correct";
+        const std::string noise =
+            m.noise.empty() ? "-" : fmt::format("{:.2f}%", *std::max_element(m.noise.begin(), m.noise.end()));
+        fmt::print("  {:<20} {:<10} {:<28} {:>9}  {}{}\n", m.variant, role,
+                   fmt::format("{} [{} run{}]", range_text(m), m.ratios.size(), m.ratios.size() == 1 ? "" : "s"),
+                   noise, verdict_text(m), m.ratios.empty() && !m.problem.empty() ? ": " + m.problem : "");
+      }
+      if (measured.empty()) fmt::print("  (no variant in {} has a verdict for this check)\n", (o.variants_dir / plan.spec.id).string());
+      for (const auto& n : p.notes) fmt::print("  note: {}\n", n);
+      Row row{plan.spec.id, check.id, p.reference.empty() ? "-" : fmt::format("{:.3f}", p.reference_ratio), "", ""};
+      if (!p.feasible) {
+        any_not_met = true;
+        fmt::print("  NOT CALIBRATED: {}\n", p.why_not);
+        row.proposal = "none: " + p.why_not.substr(0, p.why_not.find(':'));
+        row.margins = "-";
+      } else {
+        fmt::print("  rules allow min_ratio in [{:.3f}, {:.3f}]\n", p.lo, p.hi);
+        fmt::print("  proposal: min_ratio {}{}, {}{}\n", format_number(p.min_ratio),
+                   p.min_changed ? fmt::format(" (was {})", format_number(current_min)) : " (unchanged)",
+                   credit_text(p.credit), p.credit_changed ? fmt::format(" (was {})", credit_text(check.credit).substr(7)) : (p.credit ? " (unchanged)" : ""));
+        fmt::print("  margins: {}\n", p.margins_line());
+        row.proposal = fmt::format("min {}{}, {}", format_number(p.min_ratio), p.min_changed ? "*" : "",
+                                   p.credit ? fmt::format("{} to {}{}", format_number(p.credit->zero_at),
+                                                          format_number(p.credit->full_at), p.credit_changed ? "*" : "")
+                                            : "no curve");
+        row.margins = fmt::format("slowest correct {} above", pct(1 - p.min_ratio / p.slowest_correct_ratio));
+        if (!p.fastest_foil.empty())
+          row.margins += fmt::format(", fastest foil {} below", pct(1 - p.fastest_foil_ratio / p.min_ratio));
+        if (o.write) {
+          const std::string file = plan.spec.file.string();
+          if (!new_text.count(file)) new_text[file] = read_text(plan.spec.file);
+          std::vector<std::string> parts;
+          for (const auto& m : measured)
+            if (!m.ratios.empty())
+              parts.push_back(fmt::format("{} {:.2f}{}", m.variant, m.median(), m.correct ? "" : " (fails)"));
+          const std::string label = gpu_label(record_gpu.empty() ? gpu_name : record_gpu);
+          const std::string comment = fmt::format(
+              "# calibrated on {}, {}: {}; min_ratio {}, credit {} to {} (cudalab calibrate, median of {} runs)",
+              label, today(), fmt::join(parts, ", "), format_number(p.min_ratio),
+              p.credit ? format_number(p.credit->zero_at) : "-", p.credit ? format_number(p.credit->full_at) : "-",
+              measured.empty() ? 0 : measured.front().runs);
+          try {
+            new_text[file] = apply_to_lab_toml(new_text[file], check.id, p.min_ratio, p.credit, comment, label);
+          } catch (const std::exception& e) {
+            fmt::print(stderr, "cudalab calibrate: {}: {}\n", file, e.what());
+            return kUsage;
+          }
+        }
+      }
+      summary.push_back(row);
+    }
+  }
+
+  fmt::print("\nsummary (GPU: {}; * = changed; margins: the threshold below the slowest correct run, the fastest foil "
+             "run below the threshold):\n",
+             record_gpu.empty() ? (gpu_name.empty() ? "unknown" : gpu_name) : gpu_label(record_gpu));
+  fmt::print("  {:<16} {:<20} {:>9}  {:<32} {}\n", "lab", "check", "reference", "proposal", "margins");
+  for (const auto& r : summary)
+    fmt::print("  {:<16} {:<20} {:>9}  {:<32} {}\n", r.lab, r.check, r.reference, r.proposal, r.margins);
+
+  if (o.write) {
+    for (const auto& [file, text] : new_text) {
+      // The edited file must still be a valid lab.toml.
+      try {
+        parse_lab(text, file, fs::path(file).parent_path().filename().string());
+      } catch (const ManifestError& e) {
+        fmt::print(stderr, "cudalab calibrate: the edited {} does not parse ({}); not written\n", file, e.what());
+        return kUsage;
+      }
+      std::ofstream out(file, std::ios::trunc | std::ios::binary);
+      out << text;
+      fmt::print("wrote {}\n", file);
+    }
+    if (new_text.empty()) fmt::print("--write: no check was calibrated, no file changed\n");
+  } else {
+    fmt::print("(--write puts the proposals into the labs' lab.toml files)\n");
+  }
+  if (!dry) fmt::print("records: {} (`cudalab calibrate --from-records {}` reads them again)\n", records.string(), records.string());
+  if (any_not_met) fmt::print("some checks were not calibrated (above): exit code {}\n", kNotMet);
+  return any_not_met ? kNotMet : kCalibrated;
+}
+
+}  // namespace cudalab::calibration
