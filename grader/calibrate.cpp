@@ -498,6 +498,14 @@ int run_calibration(const Options& in) {
       std::fflush(stdout);
       if (!meson_compile(o.build_root, targets, o.verbose)) return kNotMet;
     }
+    if (o.build_only) {
+      fmt::print("built; nothing timed (--build-only)\n");
+      return kCalibrated;
+    }
+    // When and where: a later --from-records dates its comments from this.
+    fs::create_directories(records);
+    std::ofstream(records / "calibration.json")
+        << nlohmann::json{{"gpu", gpu_name}, {"date", today()}, {"runs", o.runs}}.dump(2) << "\n";
     std::size_t total = 0;
     for (const auto& plan : plans) total += plan.items.size();
     total *= static_cast<std::size_t>(o.runs);
@@ -540,6 +548,12 @@ int run_calibration(const Options& in) {
         }
   } else {
     fmt::print("dry run: reading the records in {} (nothing is timed)\n", records.string());
+  }
+  std::string date = today();
+  if (const auto meta = nlohmann::json::parse(read_text(records / "calibration.json"), nullptr, false);
+      meta.is_object() && meta.contains("date") && meta["date"].is_string()) {
+    date = meta["date"].get<std::string>();
+    if (dry) fmt::print("measured on {}, {}\n", meta.value("gpu", std::string("?")), date);
   }
 
   // The proposal, per check.
@@ -612,11 +626,11 @@ int run_calibration(const Options& in) {
           std::vector<std::string> parts;
           for (const auto& m : measured)
             if (!m.ratios.empty())
-              parts.push_back(fmt::format("{} {:.2f}{}", m.variant, m.median(), m.correct ? "" : " (fails)"));
+              parts.push_back(fmt::format("{} {:.3f}{}", m.variant, m.median(), m.correct ? "" : " (fails)"));
           const std::string label = gpu_label(record_gpu.empty() ? gpu_name : record_gpu);
           const std::string comment = fmt::format(
               "# calibrated on {}, {}: {}; min_ratio {}, credit {} to {} (cudalab calibrate, median of {} runs)",
-              label, today(), fmt::join(parts, ", "), format_number(p.min_ratio),
+              label, date, fmt::join(parts, ", "), format_number(p.min_ratio),
               p.credit ? format_number(p.credit->zero_at) : "-", p.credit ? format_number(p.credit->full_at) : "-",
               measured.empty() ? 0 : measured.front().runs);
           try {

@@ -103,6 +103,7 @@ struct Options {
   std::filesystem::path records_dir;   // where the runs' records go (default build_root/calibration/<time>)
   int runs = 3;
   bool write = false, no_build = false, verbose = false;
+  bool build_only = false;  // check the GPU, build the variant binaries, time nothing
   Margins margins;
 };
 

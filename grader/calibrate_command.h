@@ -37,6 +37,8 @@ class CalibrateCommand {
     sub_->add_option("--foil-margin", o_.margins.foil,
                      "the fastest foil run at least this fraction below min_ratio (default 0.10)");
     sub_->add_flag("--no-build", o_.no_build, "do not build the variant test binaries first");
+    sub_->add_flag("--build-only", o_.build_only,
+                   "check for a GPU and build the variant test binaries, time nothing (a first, long step)");
     sub_->add_flag("-v,--verbose", o_.verbose, "show the build's and failed runs' whole output");
   }
   CalibrateCommand(const CalibrateCommand&) = delete;

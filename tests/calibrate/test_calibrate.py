@@ -83,6 +83,10 @@ for lab in LABS:
                 with open(path, "w") as f:
                     json.dump(rec, f)
 
+# What a real run writes beside the records: the GPU and the day it was timed.
+with open(os.path.join(records, "calibration.json"), "w") as f:
+    json.dump({"gpu": "Test GPU 80GB (sm_90)", "date": "2026-01-02", "runs": 3}, f)
+
 originals = {lab: open(os.path.join(labs_dir, lab, "lab.toml")).read() for lab in LABS}
 
 # The dry run: the table and the proposal, no file changed.
@@ -90,6 +94,7 @@ rc, out, err = run([*LABS, "--from-records", records, "--labs-dir", labs_dir])
 print(out, err)
 check(rc == 1, f"a check that cannot be met: exit code 1, got {rc}")
 check("dry run: reading the records" in out, "says it is a dry run")
+check("measured on Test GPU 80GB (sm_90), 2026-01-02" in out, "says when the records were measured")
 check(re.search(r"01_coalescing / vector-speed: now min_ratio 0\.85, credit 0\.30 to 0\.90", out), "vector-speed header")
 check(re.search(r"solution\s+reference\s+1\.000 \(0\.998-1\.002\) \[3 runs\]\s+0\.12%\s+pass", out), "solution's row")
 check(re.search(r"chunked\s+foil\s+0\.074 \(0\.074-0\.075\) \[2 runs\]", out), "chunked's row: two runs with a ratio")
@@ -114,11 +119,11 @@ diff = [l for l in difflib.ndiff(originals["01_coalescing"].splitlines(), after[
         if l[:1] in "+-"]
 added = [l[2:] for l in diff if l.startswith("+ ")]
 removed = [l[2:] for l in diff if l.startswith("- ")]
-comments = [l for l in added if l.startswith("# calibrated on Test GPU 80GB (sm_90), ")]
+comments = [l for l in added if l.startswith("# calibrated on Test GPU 80GB (sm_90), 2026-01-02: ")]
 check(len(comments) == 2, f"one comment per calibrated check, got {comments}")
 check(removed == ["credit = { zero_at = 0.40, full_at = 0.90 }"], f"only matrix-speed's credit line changed: {removed}")
 check(sorted(set(added) - set(comments)) == ["credit = { zero_at = 0.65, full_at = 0.90 }"], f"added: {added}")
-check(any("swapped_16x16 0.63 (fails)" in c and "min_ratio 0.80, credit 0.65 to 0.90" in c for c in comments),
+check(any("swapped_16x16 0.630 (fails)" in c and "min_ratio 0.80, credit 0.65 to 0.90" in c for c in comments),
       "the comment gives the ratios and the proposal")
 check(after["01_coalescing"].index(comments[0] if comments else "#") <
       after["01_coalescing"].index('id = "vector-speed"'), "the comment sits above its [[check]]")
