@@ -125,6 +125,27 @@ void judge_evidence(const std::filesystem::path& student, const std::filesystem:
 
 }  // namespace
 
+double check_limit(double reference_s, double cap_s, bool speed) {
+  if (reference_s <= 0) return cap_s;
+  const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
+  const double limit = std::max(rule.floor_s, rule.factor * reference_s);
+  return cap_s > 0 ? std::min(cap_s, limit) : limit;
+}
+
+std::string describe_limit(double limit_s, double reference_s, bool speed) {
+  // Whole seconds, as the limit is meant; tenths for a short reference.
+  const auto secs = [](double s) { return s < 10 ? fmt::format("{:.1f} s", s) : fmt::format("{:.0f} s", s); };
+  const std::string limit = fmt::format("{:.0f} s", limit_s);
+  if (reference_s <= 0) return limit;
+  const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
+  if (limit_s < rule.factor * reference_s - 1e-9)
+    return fmt::format("{} (the lab's or course's limit; the reference solution took {})", limit,
+                       secs(reference_s));
+  if (limit_s > rule.factor * reference_s + 1e-9)
+    return fmt::format("{} (the least a check gets; the reference solution took {})", limit, secs(reference_s));
+  return fmt::format("{} ({:g} x the reference solution's {})", limit, rule.factor, secs(reference_s));
+}
+
 std::string summarize_sanitizer(const std::string& tool, const std::string& output) {
   std::istringstream in(output);
   std::vector<std::string> block;
@@ -254,6 +275,10 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   opt.argv.push_back(check.name);
   opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
   if (ctx.max_timeout_s > 0) opt.timeout_s = std::min(opt.timeout_s, ctx.max_timeout_s);
+  // The grader's student runs: a limit from the reference's time (check_limit).
+  const double reference_s = ctx.sanitizer.empty() ? ctx.reference_s : 0;
+  const bool speed = check.kind == "speed";
+  if (reference_s > 0) opt.timeout_s = check_limit(reference_s, opt.timeout_s, speed);
   std::vector<std::string> extra = ctx.extra_env;
   constexpr int kSanitizerExit = 86;
   if (!ctx.sanitizer.empty()) {
@@ -322,10 +347,10 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   } else if (p.timed_out) {
     r.verdict = "timeout";
     r.failures = {fmt::format(
-        "the check did not finish within {:.0f} s and was stopped: the kernel or the launcher never "
+        "the check did not finish within {} and was stopped: the kernel or the launcher never "
         "returned. An endless loop? (a loop whose index never advances, or a __syncthreads that "
         "not every thread of the block reaches)",
-        opt.timeout_s)};
+        describe_limit(opt.timeout_s, reference_s, speed))};
     r.output = tail(p.output);
   } else if (p.signal) {
     r.verdict = "crash";

@@ -48,7 +48,36 @@ struct RunContext {
   // evidence (./cudalab test, sanitizer runs).
   std::filesystem::path evidence_out;
   std::filesystem::path reference_evidence;
+  // > 0: the reference solution's wall time on this check (same seed, mode
+  // and machine): the limit is then check_limit(reference_s, the lab's
+  // limit, speed) instead of the lab's limit, and a timeout says both. The
+  // grader's student runs only (./cudalab test and sanitizer runs keep the
+  // lab's limit).
+  double reference_s = 0;
 };
+
+// A graded check's wall-clock limit from the reference solution's time on it
+// (issue 13): factor x the reference's seconds, at least the floor, at most
+// cap_s (lab.toml's timeout_s, capped by course.toml's check_timeout_s).
+// A submission whose kernel never returns then costs about ten reference
+// runs, not minutes. Correctness: 10 x, at least 10 s: a correct kernel ten
+// times slower than the reference's still finishes (the checks' time is
+// mostly the process, the inputs and the CPU's expected values, which do not
+// grow with a slow kernel), and the floor absorbs a reference timed on a
+// quiet machine against a student run on a busy one. Speed: 20 x, at least
+// 20 s: the timing repeats until the noise is small, so a slow but correct
+// kernel is timed for longer than the reference (the credit curve still
+// gives points at a fraction of its speed). reference_s <= 0 (no reference
+// time): cap_s. Host-only (tested).
+struct LimitRule {
+  double factor, floor_s;
+};
+inline constexpr LimitRule kCorrectnessLimit{10, 10}, kSpeedLimit{20, 20};
+double check_limit(double reference_s, double cap_s, bool speed);
+// "12 s (10 x the reference solution's 1.2 s)", "10 s (the least a check gets;
+// the reference solution took 0.3 s)", "20 s (the course's limit; the
+// reference solution took 9.1 s)"; "120 s" without a reference time. Host-only (tested).
+std::string describe_limit(double limit_s, double reference_s, bool speed);
 
 // The sanitizer's first report, the kernel it names and its summary line, for
 // the student; "" if it reported nothing. Host-only (tested).

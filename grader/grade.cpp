@@ -151,20 +151,60 @@ std::string Grader::build_reference(const LabSpec& lab, bool cpu_mode) {
   return result;
 }
 
+namespace {
+
+fs::path reference_binary(const fs::path& build, const LabSpec& lab, bool cpu_mode) {
+  return build / "labs" / (lab.id + (cpu_mode ? "-tests-cpu" : "-tests"));
+}
+
+// Where the reference's results for a check are kept: <reference>/evidence/
+// <gpu|cpu>/<seed>/<lab>/<check>.{evidence,seconds}.
+fs::path reference_record(const fs::path& reference_dir, const RunContext& ctx, const LabSpec& lab,
+                          const CheckSpec& check, bool cpu_mode, const char* ext) {
+  return reference_dir / "evidence" / (cpu_mode ? "cpu" : "gpu") / (ctx.seed.empty() ? "default" : ctx.seed) /
+         lab.id / (check.id + ext);
+}
+
+// A kept file is current when the reference binary is not newer.
+bool current(const fs::path& file, const fs::path& binary) {
+  std::error_code ec;
+  return fs::exists(file, ec) && fs::last_write_time(file, ec) >= fs::last_write_time(binary, ec);
+}
+
+double read_seconds(const fs::path& file) {
+  std::ifstream in(file);
+  double s = 0;
+  return in >> s && s > 0 ? s : 0;
+}
+
+void write_seconds(const fs::path& file, double seconds) {
+  std::ofstream(file.string() + ".tmp") << fmt::format("{:.3f}\n", seconds);
+  std::error_code ec;
+  fs::rename(file.string() + ".tmp", file, ec);
+}
+
+}  // namespace
+
 fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
-                                    bool cpu_mode, std::string& error) {
+                                    bool cpu_mode, std::string& error, double* seconds) {
   error = build_reference(lab, cpu_mode);
   if (!error.empty()) return {};
-  const fs::path binary = build(kReferenceSlot) / "labs" / (lab.id + (cpu_mode ? "-tests-cpu" : "-tests"));
-  const fs::path file = slot_dir(cfg_.work_dir, kReferenceSlot) / "evidence" / (cpu_mode ? "cpu" : "gpu") /
-                        (ctx.seed.empty() ? "default" : ctx.seed) / lab.id / (check.id + ".evidence");
+  const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
+  const fs::path dir = slot_dir(cfg_.work_dir, kReferenceSlot);
+  const fs::path file = reference_record(dir, ctx, lab, check, cpu_mode, ".evidence");
+  const fs::path time_file = reference_record(dir, ctx, lab, check, cpu_mode, ".seconds");
   std::error_code ec;
-  if (fs::exists(file, ec) && fs::last_write_time(file, ec) >= fs::last_write_time(binary, ec)) return file;
+  // Kept from an earlier run (a batch's first submission) with its time.
+  if (current(file, binary) && current(time_file, binary)) {
+    if (seconds) *seconds = read_seconds(time_file);
+    return file;
+  }
   fs::create_directories(file.parent_path());
   RunContext rc = ctx;
   rc.binary = binary;
   rc.sanitizer.clear();
   rc.reference_evidence.clear();
+  rc.reference_s = 0;
   rc.evidence_out = file.string() + ".tmp";
   rc.max_timeout_s = 0;  // the course's cap is for students; the reference gets the lab's own limit
   const CheckResult r = run_check(rc, lab, check);
@@ -176,7 +216,33 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
     return {};
   }
   fs::rename(rc.evidence_out, file);
+  write_seconds(time_file, r.seconds);
+  if (seconds) *seconds = r.seconds;
   return file;
+}
+
+double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                       bool cpu_mode) {
+  if (!build_reference(lab, cpu_mode).empty()) return 0;
+  const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
+  const fs::path time_file =
+      reference_record(slot_dir(cfg_.work_dir, kReferenceSlot), ctx, lab, check, cpu_mode, ".seconds");
+  if (current(time_file, binary)) return read_seconds(time_file);
+  fs::create_directories(time_file.parent_path());
+  RunContext rc = ctx;
+  rc.binary = binary;
+  rc.sanitizer.clear();
+  rc.reference_evidence.clear();
+  rc.evidence_out.clear();
+  rc.reference_s = 0;
+  rc.max_timeout_s = 0;
+  const CheckResult r = run_check(rc, lab, check);
+  // Its time counts if the check ran to its end (a pass, or a ratio below the
+  // threshold on this GPU, or "not run" in CPU mode); a hang or a crash of the
+  // reference leaves the lab's limit.
+  if (r.verdict != "pass" && r.verdict != "fail" && r.verdict != "not_run") return 0;
+  write_seconds(time_file, r.seconds);
+  return r.seconds;
 }
 
 bool Grader::ensure_configured(int slot, std::string& error) {
@@ -550,8 +616,10 @@ SubmissionGrade Grader::run(Staged st) {
         continue;
       }
       std::string no_judge;
+      if (check.kind == "speed") cc.reference_s = reference_speed_seconds(ctx, *lab.spec, check, g.cpu_mode);
       if (check.kind == "correctness") {
-        cc.reference_evidence = reference_evidence(ctx, *lab.spec, check, g.cpu_mode, no_judge);
+        cc.reference_evidence =
+            reference_evidence(ctx, *lab.spec, check, g.cpu_mode, no_judge, &cc.reference_s);
         if (cc.reference_evidence.empty()) {
           // Without the reference's outputs nothing can be judged: a pass
           // from the test process alone is worth nothing.

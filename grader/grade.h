@@ -105,8 +105,15 @@ class Grader {
   // The reference's evidence for a check at this seed and mode: run once and
   // kept (a batch reuses it), rebuilt when the reference binary is newer.
   // Empty with `error` set if there is none.
+  // `seconds`: that run's wall time, kept beside the evidence (<check>.seconds):
+  // the student's limit on the check is a multiple of it (checks.h check_limit).
   std::filesystem::path reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
-                                           bool cpu_mode, std::string& error);
+                                           bool cpu_mode, std::string& error, double* seconds = nullptr);
+  // The reference solution's wall time on a speed check at this seed and mode:
+  // its run of the check, once and kept like the evidence; 0 if it has none
+  // (then the lab's limit applies).
+  double reference_speed_seconds(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                 bool cpu_mode);
 
   GraderConfig cfg_;
   std::map<std::string, std::string> reference_built_;  // "<lab>-tests[-cpu]" -> "" or the error
