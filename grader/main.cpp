@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "calibrate_command.h"
 #include "checks.h"
@@ -74,10 +75,27 @@ std::string trim_build_log(const std::string& log, bool verbose) {
   return out.empty() ? log.substr(log.size() > 4000 ? log.size() - 4000 : 0) : out;
 }
 
+bool target_exists(const std::string& target);
+
 bool build_targets(const std::vector<std::string>& targets, bool verbose) {
   ProcessOptions opt;
-  opt.argv = {"meson", "compile", "-C", kBuildRoot.string()};
-  opt.argv.insert(opt.argv.end(), targets.begin(), targets.end());
+  // ninja itself where it is on PATH and knows every target by its path: a
+  // `meson compile` that has nothing to do costs 1.6 s on a 2-core machine
+  // (it introspects the build), ninja 0.05 s; it rebuilds the same way.
+  bool ninja = access("/usr/bin/ninja", X_OK) == 0 || access("/usr/local/bin/ninja", X_OK) == 0;
+  std::vector<std::string> paths;
+  for (const auto& t : targets) {
+    if (target_exists("labs/" + t))
+      paths.push_back("labs/" + t);
+    else if (target_exists("harness/" + t))
+      paths.push_back("harness/" + t);
+    else
+      ninja = false;
+  }
+  opt.argv = ninja ? std::vector<std::string>{"ninja", "-C", kBuildRoot.string()}
+                   : std::vector<std::string>{"meson", "compile", "-C", kBuildRoot.string()};
+  const auto& names = ninja ? paths : targets;
+  opt.argv.insert(opt.argv.end(), names.begin(), names.end());
   opt.timeout_s = 1800;
   opt.output_cap = 1 << 20;
   fmt::print("building {} ...\n", fmt::join(targets, ", "));
@@ -197,6 +215,7 @@ bool target_exists(const std::string& target) {
   // wherever simt built, a GPU one only where nvcc was found.
   std::ifstream in(kBuildRoot / "build.ninja");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (target.find('/') != std::string::npos) return text.find("build " + target + ": ") != std::string::npos;
   return text.find("build labs/" + target + ": ") != std::string::npos ||
          text.find("build harness/" + target + ": ") != std::string::npos;
 }
@@ -316,7 +335,10 @@ int cmd_test(const TestArgs& a) {
   if (!a.no_build) {
     std::vector<std::string> targets;
     for (const auto& id : labs) {
-      if (have_gpu_build) targets.push_back(id + "-tests");  // nvcc must accept the file too
+      // The GPU build only where a GPU can run it: without one it is nvcc's
+      // 5 s or more after every edit for nothing (the grader still compiles
+      // the file with nvcc, so nvcc-only errors show there).
+      if (have_gpu_build && !cpu) targets.push_back(id + "-tests");
       if (cpu) targets.push_back(id + (a.access_report ? "-tests-access" : "-tests-cpu"));
     }
     if (!build_targets(targets, a.verbose)) return kFailed;
@@ -348,16 +370,50 @@ int cmd_test(const TestArgs& a) {
     print_lab_header(style, lab, context);
     std::vector<CheckResult> results;
     std::vector<std::string> reports;
-    for (const auto& check : lab.checks) {
-      if (!a.only.empty() && std::find(a.only.begin(), a.only.end(), check.id) == a.only.end()) continue;
-      RunContext c = ctx;
-      const fs::path report = ctx.work_dir / fmt::format("{}-{}-access.txt", lab.id, check.id);
-      if (cpu && a.access_report) {
-        fs::create_directories(ctx.work_dir);
-        fs::remove(report);
-        c.extra_env.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + report.string());
+    std::vector<const CheckSpec*> todo;
+    for (const auto& check : lab.checks)
+      if (a.only.empty() || std::find(a.only.begin(), a.only.end(), check.id) != a.only.end())
+        todo.push_back(&check);
+    const auto access_file = [&](const CheckSpec& check) {
+      return ctx.work_dir / fmt::format("{}-{}-access.txt", lab.id, check.id);
+    };
+    // CPU mode runs the lab's checks side by side, one process per check and
+    // at most one per core: they share nothing (each has its own record and
+    // scratch folder) and time nothing. On a GPU they run one at a time, as
+    // the speed checks' timings need.
+    std::vector<CheckResult> ran(todo.size());
+    {
+      const std::size_t jobs = cpu ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+      std::size_t next = 0;
+      std::vector<std::future<void>> running;
+      fs::create_directories(ctx.work_dir);
+      while (next < todo.size() || !running.empty()) {
+        while (next < todo.size() && running.size() < jobs) {
+          const std::size_t i = next++;
+          RunContext c = ctx;
+          if (cpu && a.access_report) {
+            fs::remove(access_file(*todo[i]));
+            c.extra_env.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + access_file(*todo[i]).string());
+          }
+          running.push_back(std::async(std::launch::async, [&ran, &lab, &todo, i, c] {
+            ran[i] = run_check(c, lab, *todo[i]);
+          }));
+        }
+        // Wait for the first to finish, then start the next.
+        for (bool any = false; !any && !running.empty();)
+          for (auto it = running.begin(); it != running.end(); ++it)
+            if (it->wait_for(std::chrono::milliseconds(20)) == std::future_status::ready) {
+              it->get();
+              running.erase(it);
+              any = true;
+              break;
+            }
       }
-      results.push_back(run_check(c, lab, check));
+    }
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+      const CheckSpec& check = *todo[i];
+      const fs::path report = access_file(check);
+      results.push_back(std::move(ran[i]));
       if (a.access_report && check.kind == "correctness") {
         if (cpu) {
           std::ifstream in(report);
