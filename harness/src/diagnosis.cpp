@@ -177,6 +177,12 @@ void barrier_skipped(const std::string& label, const std::string& what) {
   if (f.barrier_skip.empty()) f.barrier_skip = what;
 }
 
+bool rerun_done() {
+  for (const auto& f : state().shapes)
+    if (f.rerun_changed >= 0) return true;
+  return false;
+}
+
 const std::vector<ShapeFacts>& facts() {
   return state().shapes;
 }

@@ -263,7 +263,7 @@ LaunchOutcome Run::launch(const std::function<void()>& launcher) {
 }
 
 long long Run::rerun_changed(const std::string& name) {
-  if (!last_launcher_ || context_lost()) return -1;
+  if (!last_launcher_ || context_lost() || diagnosis::rerun_done()) return -1;
   const std::vector<float> first = result(name);
   // The same inputs as the first run (the kernel may have changed them).
   for (std::size_t i = 0; i < buffers_.size(); ++i)

@@ -62,6 +62,9 @@ void compared(const std::string& label, const Comparison& c);
 void memory(const std::string& label, const std::vector<std::string>& problems);
 void rerun(const std::string& label, long long changed, bool reordered = false);
 void barrier_skipped(const std::string& label, const std::string& what);
+// Whether a shape of the running check was rerun already: one rerun per check
+// tells a race, and each costs a whole launch (seconds at 1000^3 in CPU mode).
+bool rerun_done();
 
 // The collected facts, in the order the shapes ran.
 const std::vector<ShapeFacts>& facts();
