@@ -63,9 +63,9 @@ std::string pct(double f) {
 
 std::string Proposal::margins_line() const {
   if (!feasible) return why_not;
-  std::string s = fmt::format("threshold {} below the slowest correct alternative ({}, {:.3f})",
-                              pct(1 - min_ratio / slowest_correct_ratio), slowest_correct,
-                              slowest_correct_ratio);
+  std::string s =
+      fmt::format("threshold {} below the slowest correct alternative ({}, {:.3f})",
+                  pct(1 - min_ratio / slowest_correct_ratio), slowest_correct, slowest_correct_ratio);
   if (!reference.empty() && reference != slowest_correct)
     s += fmt::format(" and {} below the reference ({:.3f})", pct(1 - min_ratio / reference_ratio),
                      reference_ratio);
@@ -88,10 +88,12 @@ Proposal propose(const std::vector<Measured>& measured, double current_min_ratio
   for (const auto& m : measured) {
     if (m.ratios.empty()) {
       if (m.correct)
-        unmeasured_correct.push_back(fmt::format("{} ({})", m.variant, m.problem.empty() ? "no runs" : m.problem));
+        unmeasured_correct.push_back(
+            fmt::format("{} ({})", m.variant, m.problem.empty() ? "no runs" : m.problem));
       else
-        p.notes.push_back(fmt::format("foil {} recorded no ratio ({}): it fails whatever the threshold; not used",
-                                      m.variant, m.problem.empty() ? "no runs" : m.problem));
+        p.notes.push_back(
+            fmt::format("foil {} recorded no ratio ({}): it fails whatever the threshold; not used",
+                        m.variant, m.problem.empty() ? "no runs" : m.problem));
       continue;
     }
     if (m.ratios.size() < static_cast<std::size_t>(m.runs))
@@ -99,7 +101,8 @@ Proposal propose(const std::vector<Measured>& measured, double current_min_ratio
                                     m.runs - static_cast<int>(m.ratios.size()), m.runs, m.problem));
     for (double n : m.noise)
       if (n > 0.5) {
-        p.notes.push_back(fmt::format("{}: a run's noise was {:.2f}% (the timing aims at 0.5%)", m.variant, n));
+        p.notes.push_back(
+            fmt::format("{}: a run's noise was {:.2f}% (the timing aims at 0.5%)", m.variant, n));
         break;
       }
     if (m.variant == "solution" && m.correct) {
@@ -128,8 +131,10 @@ Proposal propose(const std::vector<Measured>& measured, double current_min_ratio
   p.lo = fastest ? p.fastest_foil_ratio / (1 - margins.foil) : 0;
   if (p.lo > p.hi) {
     p.why_not = fmt::format(
-        "cannot be met on this GPU: the foil {} ({:.3f}) is too close to the correct alternative {} ({:.3f}): "
-        "{:.0f}% apart. The rules need min_ratio at most {:.3f} ({} below {}) and at least {:.3f} (so that {} is "
+        "cannot be met on this GPU: the foil {} ({:.3f}) is too close to the correct alternative {} "
+        "({:.3f}): "
+        "{:.0f}% apart. The rules need min_ratio at most {:.3f} ({} below {}) and at least {:.3f} (so that "
+        "{} is "
         "{} below it); nothing proposed: the check needs another shape or foil on this GPU",
         p.fastest_foil, p.fastest_foil_ratio, p.slowest_correct, p.slowest_correct_ratio,
         100 * (1 - p.fastest_foil_ratio / p.slowest_correct_ratio), p.hi, pct(margins.correct),
@@ -187,7 +192,8 @@ std::string apply_to_lab_toml(const std::string& text, const std::string& check_
                               const std::string& gpu) {
   std::vector<std::string> lines = split_lines(text);
   // The [[check]] blocks: from the header to the next table header.
-  const std::regex id_re("^\\s*id\\s*=\\s*\"" + std::regex_replace(check_id, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + "\"");
+  const std::regex id_re("^\\s*id\\s*=\\s*\"" +
+                         std::regex_replace(check_id, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") + "\"");
   std::size_t start = lines.size(), end = lines.size();
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (trim(lines[i]) != "[[check]]") continue;
@@ -306,7 +312,8 @@ bool meson_compile(const fs::path& build_root, const std::vector<std::string>& t
 // "" where a GPU is usable, else why not.
 std::string probe_gpu(const Options& o, std::string& name) {
   if (!in_build_ninja(o.build_root, "harness/cudalab-gpuinfo"))
-    return fmt::format("{} has no CUDA parts (nvcc was not found when it was configured)", o.build_root.string());
+    return fmt::format("{} has no CUDA parts (nvcc was not found when it was configured)",
+                       o.build_root.string());
   if (!o.no_build && !meson_compile(o.build_root, {"cudalab-gpuinfo"}, o.verbose))
     return "the GPU probe (cudalab-gpuinfo) did not build";
   const fs::path probe = o.build_root / "harness" / "cudalab-gpuinfo";
@@ -405,11 +412,12 @@ int run_calibration(const Options& in) {
   const bool dry = !o.from_records.empty();
 
   if (!fs::is_directory(o.variants_dir)) {
-    fmt::print(stderr,
-               "cudalab calibrate: {} is missing: calibration times the known student files (tests/variants/, "
-               "the correct alternatives and the mistakes) against the reference, and those are in the "
-               "instructor's tree only, not in a student release. Run it from the full course repository.\n",
-               o.variants_dir.string());
+    fmt::print(
+        stderr,
+        "cudalab calibrate: {} is missing: calibration times the known student files (tests/variants/, "
+        "the correct alternatives and the mistakes) against the reference, and those are in the "
+        "instructor's tree only, not in a student release. Run it from the full course repository.\n",
+        o.variants_dir.string());
     return kUsage;
   }
   if (o.runs < 1) {
@@ -439,7 +447,8 @@ int run_calibration(const Options& in) {
     std::vector<std::string> variants;
     if (fs::is_directory(vdir))
       for (const auto& e : fs::directory_iterator(vdir))
-        if (e.is_directory() && fs::exists(e.path() / "expect.toml")) variants.push_back(e.path().filename().string());
+        if (e.is_directory() && fs::exists(e.path() / "expect.toml"))
+          variants.push_back(e.path().filename().string());
     std::sort(variants.begin(), variants.end());
     std::map<std::string, ExpectFile> expects;
     try {
@@ -469,11 +478,12 @@ int run_calibration(const Options& in) {
   if (!dry) {
     const std::string why = probe_gpu(o, gpu_name);
     if (!why.empty()) {
-      fmt::print(stderr,
-                 "cudalab calibrate: calibration needs a GPU, and there is none usable here: {}.\n"
-                 "It times each speed check's reference against the known student files on the course's GPU: run "
-                 "it there. (`--from-records DIR` reads the records of an earlier run instead.) Exit code {}.\n",
-                 why, kNeedsGpu);
+      fmt::print(
+          stderr,
+          "cudalab calibrate: calibration needs a GPU, and there is none usable here: {}.\n"
+          "It times each speed check's reference against the known student files on the course's GPU: run "
+          "it there. (`--from-records DIR` reads the records of an earlier run instead.) Exit code {}.\n",
+          why, kNeedsGpu);
       return kNeedsGpu;
     }
     records = o.records_dir.empty() ? o.build_root / "calibration" / stamp() : o.records_dir;
@@ -509,12 +519,14 @@ int run_calibration(const Options& in) {
     std::size_t total = 0;
     for (const auto& plan : plans) total += plan.items.size();
     total *= static_cast<std::size_t>(o.runs);
-    fmt::print("timing: {} runs (each variant and speed check {} times, each run its own process); records in {}\n",
-               total, o.runs, records.string());
+    fmt::print(
+        "timing: {} runs (each variant and speed check {} times, each run its own process); records in {}\n",
+        total, o.runs, records.string());
     // An earlier run's records in the same folder must not count with these.
     for (const auto& plan : plans)
       for (const auto& it : plan.items)
-        for (int run = 1; fs::exists(record_path(records, it, run)); ++run) fs::remove(record_path(records, it, run));
+        for (int run = 1; fs::exists(record_path(records, it, run)); ++run)
+          fs::remove(record_path(records, it, run));
     std::size_t done = 0;
     // Run r of everything before run r + 1: a drift of the GPU's speed over
     // the session then spreads over all variants alike.
@@ -526,8 +538,12 @@ int run_calibration(const Options& in) {
           fs::create_directories(rec.parent_path());
           fs::remove(rec);
           ProcessOptions opt;
-          opt.argv = {(o.build_root / "tests" / (it.lab + "-variant-" + it.variant)).string(), "--record",
-                      rec.string(), "--lab-toml", fs::absolute(plan.spec.file).string(), check.name};
+          opt.argv = {(o.build_root / "tests" / (it.lab + "-variant-" + it.variant)).string(),
+                      "--record",
+                      rec.string(),
+                      "--lab-toml",
+                      fs::absolute(plan.spec.file).string(),
+                      check.name};
           opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : plan.spec.timeout_s;
           const ProcessResult p = run_process(opt);
           ++done;
@@ -536,14 +552,15 @@ int run_calibration(const Options& in) {
           if (fs::exists(rec) && parse_check_record(read_text(rec), check.name, cr)) {
             const Measurement* r = cr.find("ratio");
             const Measurement* n = cr.find("noise");
-            line = r ? fmt::format("ratio {:.3f}{}, {}", r->value, n ? fmt::format(" (noise {:.2f}%)", n->value) : "",
-                                   cr.verdict)
+            line = r ? fmt::format("ratio {:.3f}{}, {}", r->value,
+                                   n ? fmt::format(" (noise {:.2f}%)", n->value) : "", cr.verdict)
                      : fmt::format("no ratio, {}", cr.verdict);
           } else {
             line = "no record (" + p.describe() + ")";
             if (o.verbose) line += "\n" + p.output;
           }
-          fmt::print("  [{:>3}/{}] {} {} {} run {}: {}\n", done, total, it.lab, it.check_id, it.variant, run, line);
+          fmt::print("  [{:>3}/{}] {} {} {} run {}: {}\n", done, total, it.lab, it.check_id, it.variant, run,
+                     line);
           std::fflush(stdout);
         }
   } else {
@@ -572,14 +589,16 @@ int run_calibration(const Options& in) {
         if (it.check_id != check.id) continue;
         Reading r = read_records(records, it, check);
         if (r.skipped && r.m.ratios.empty()) {
-          fmt::print(stderr,
-                     "cudalab calibrate: the records of {} {} say the run had no usable GPU ({}): calibration needs "
-                     "a GPU. Exit code {}.\n",
-                     it.lab, it.variant, r.skipped_reason, kNeedsGpu);
+          fmt::print(
+              stderr,
+              "cudalab calibrate: the records of {} {} say the run had no usable GPU ({}): calibration needs "
+              "a GPU. Exit code {}.\n",
+              it.lab, it.variant, r.skipped_reason, kNeedsGpu);
           return kNeedsGpu;
         }
         for (const auto& g : r.gpus)
-          if (record_gpu.empty()) record_gpu = g;
+          if (record_gpu.empty())
+            record_gpu = g;
           else if (gpu_label(g) != gpu_label(record_gpu))
             fmt::print("warning: records from two GPUs: {} and {}\n", gpu_label(record_gpu), gpu_label(g));
         measured.push_back(std::move(r.m));
@@ -595,13 +614,17 @@ int run_calibration(const Options& in) {
         const std::string role = !m.correct ? "foil" : m.variant == "solution" ? "reference" : "correct";
         const std::string noise =
             m.noise.empty() ? "-" : fmt::format("{:.2f}%", *std::max_element(m.noise.begin(), m.noise.end()));
-        fmt::print("  {:<20} {:<10} {:<28} {:>9}  {}{}\n", m.variant, role,
-                   fmt::format("{} [{} run{}]", range_text(m), m.ratios.size(), m.ratios.size() == 1 ? "" : "s"),
-                   noise, verdict_text(m), m.ratios.empty() && !m.problem.empty() ? ": " + m.problem : "");
+        fmt::print(
+            "  {:<20} {:<10} {:<28} {:>9}  {}{}\n", m.variant, role,
+            fmt::format("{} [{} run{}]", range_text(m), m.ratios.size(), m.ratios.size() == 1 ? "" : "s"),
+            noise, verdict_text(m), m.ratios.empty() && !m.problem.empty() ? ": " + m.problem : "");
       }
-      if (measured.empty()) fmt::print("  (no variant in {} has a verdict for this check)\n", (o.variants_dir / plan.spec.id).string());
+      if (measured.empty())
+        fmt::print("  (no variant in {} has a verdict for this check)\n",
+                   (o.variants_dir / plan.spec.id).string());
       for (const auto& n : p.notes) fmt::print("  note: {}\n", n);
-      Row row{plan.spec.id, check.id, p.reference.empty() ? "-" : fmt::format("{:.3f}", p.reference_ratio), "", ""};
+      Row row{plan.spec.id, check.id, p.reference.empty() ? "-" : fmt::format("{:.3f}", p.reference_ratio),
+              "", ""};
       if (!p.feasible) {
         any_not_met = true;
         fmt::print("  NOT CALIBRATED: {}\n", p.why_not);
@@ -611,12 +634,15 @@ int run_calibration(const Options& in) {
         fmt::print("  rules allow min_ratio in [{:.3f}, {:.3f}]\n", p.lo, p.hi);
         fmt::print("  proposal: min_ratio {}{}, {}{}\n", format_number(p.min_ratio),
                    p.min_changed ? fmt::format(" (was {})", format_number(current_min)) : " (unchanged)",
-                   credit_text(p.credit), p.credit_changed ? fmt::format(" (was {})", credit_text(check.credit).substr(7)) : (p.credit ? " (unchanged)" : ""));
+                   credit_text(p.credit),
+                   p.credit_changed ? fmt::format(" (was {})", credit_text(check.credit).substr(7))
+                                    : (p.credit ? " (unchanged)" : ""));
         fmt::print("  margins: {}\n", p.margins_line());
-        row.proposal = fmt::format("min {}{}, {}", format_number(p.min_ratio), p.min_changed ? "*" : "",
-                                   p.credit ? fmt::format("{} to {}{}", format_number(p.credit->zero_at),
-                                                          format_number(p.credit->full_at), p.credit_changed ? "*" : "")
-                                            : "no curve");
+        row.proposal =
+            fmt::format("min {}{}, {}", format_number(p.min_ratio), p.min_changed ? "*" : "",
+                        p.credit ? fmt::format("{} to {}{}", format_number(p.credit->zero_at),
+                                               format_number(p.credit->full_at), p.credit_changed ? "*" : "")
+                                 : "no curve");
         row.margins = fmt::format("slowest correct {} above", pct(1 - p.min_ratio / p.slowest_correct_ratio));
         if (!p.fastest_foil.empty())
           row.margins += fmt::format(", fastest foil {} below", pct(1 - p.fastest_foil_ratio / p.min_ratio));
@@ -629,12 +655,15 @@ int run_calibration(const Options& in) {
               parts.push_back(fmt::format("{} {:.3f}{}", m.variant, m.median(), m.correct ? "" : " (fails)"));
           const std::string label = gpu_label(record_gpu.empty() ? gpu_name : record_gpu);
           const std::string comment = fmt::format(
-              "# calibrated on {}, {}: {}; min_ratio {}, credit {} to {} (cudalab calibrate, median of {} runs)",
+              "# calibrated on {}, {}: {}; min_ratio {}, credit {} to {} (cudalab calibrate, median of {} "
+              "runs)",
               label, date, fmt::join(parts, ", "), format_number(p.min_ratio),
-              p.credit ? format_number(p.credit->zero_at) : "-", p.credit ? format_number(p.credit->full_at) : "-",
+              p.credit ? format_number(p.credit->zero_at) : "-",
+              p.credit ? format_number(p.credit->full_at) : "-",
               measured.empty() ? 0 : measured.front().runs);
           try {
-            new_text[file] = apply_to_lab_toml(new_text[file], check.id, p.min_ratio, p.credit, comment, label);
+            new_text[file] =
+                apply_to_lab_toml(new_text[file], check.id, p.min_ratio, p.credit, comment, label);
           } catch (const std::exception& e) {
             fmt::print(stderr, "cudalab calibrate: {}: {}\n", file, e.what());
             return kUsage;
@@ -645,9 +674,11 @@ int run_calibration(const Options& in) {
     }
   }
 
-  fmt::print("\nsummary (GPU: {}; * = changed; margins: the threshold below the slowest correct run, the fastest foil "
-             "run below the threshold):\n",
-             record_gpu.empty() ? (gpu_name.empty() ? "unknown" : gpu_name) : gpu_label(record_gpu));
+  fmt::print(
+      "\nsummary (GPU: {}; * = changed; margins: the threshold below the slowest correct run, the fastest "
+      "foil "
+      "run below the threshold):\n",
+      record_gpu.empty() ? (gpu_name.empty() ? "unknown" : gpu_name) : gpu_label(record_gpu));
   fmt::print("  {:<16} {:<20} {:>9}  {:<32} {}\n", "lab", "check", "reference", "proposal", "margins");
   for (const auto& r : summary)
     fmt::print("  {:<16} {:<20} {:>9}  {:<32} {}\n", r.lab, r.check, r.reference, r.proposal, r.margins);
@@ -658,7 +689,8 @@ int run_calibration(const Options& in) {
       try {
         parse_lab(text, file, fs::path(file).parent_path().filename().string());
       } catch (const ManifestError& e) {
-        fmt::print(stderr, "cudalab calibrate: the edited {} does not parse ({}); not written\n", file, e.what());
+        fmt::print(stderr, "cudalab calibrate: the edited {} does not parse ({}); not written\n", file,
+                   e.what());
         return kUsage;
       }
       std::ofstream out(file, std::ios::trunc | std::ios::binary);
@@ -669,7 +701,9 @@ int run_calibration(const Options& in) {
   } else {
     fmt::print("(--write puts the proposals into the labs' lab.toml files)\n");
   }
-  if (!dry) fmt::print("records: {} (`cudalab calibrate --from-records {}` reads them again)\n", records.string(), records.string());
+  if (!dry)
+    fmt::print("records: {} (`cudalab calibrate --from-records {}` reads them again)\n", records.string(),
+               records.string());
   if (any_not_met) fmt::print("some checks were not calibrated (above): exit code {}\n", kNotMet);
   return any_not_met ? kNotMet : kCalibrated;
 }

@@ -20,10 +20,10 @@
 namespace cudalab::calibration {
 
 // Exit codes of `cudalab calibrate`.
-constexpr int kCalibrated = 0;   // every check got a proposal
-constexpr int kNotMet = 1;       // some check's rules cannot be met (or a run failed): nothing proposed for it
-constexpr int kUsage = 2;        // usage, manifest, or not the instructor's tree (no tests/variants)
-constexpr int kNeedsGpu = 3;     // no usable GPU: nothing timed (as `cudalab test`/`grade` use 3)
+constexpr int kCalibrated = 0;  // every check got a proposal
+constexpr int kNotMet = 1;      // some check's rules cannot be met (or a run failed): nothing proposed for it
+constexpr int kUsage = 2;       // usage, manifest, or not the instructor's tree (no tests/variants)
+constexpr int kNeedsGpu = 3;    // no usable GPU: nothing timed (as `cudalab test`/`grade` use 3)
 
 // docs/calibration.md, "Rules": margins as fractions.
 struct Margins {
@@ -37,13 +37,13 @@ struct Margins {
 
 // One variant on one speed check.
 struct Measured {
-  std::string variant;        // tests/variants/<lab>/<variant>
-  bool correct = false;       // expect.toml: "pass" (a correct alternative) or "fail" (a foil)
-  std::vector<double> ratios;  // the `ratio` measurement of each run that recorded one
-  std::vector<double> noise;   // the `noise` measurement (percent) of those runs
+  std::string variant;                // tests/variants/<lab>/<variant>
+  bool correct = false;               // expect.toml: "pass" (a correct alternative) or "fail" (a foil)
+  std::vector<double> ratios;         // the `ratio` measurement of each run that recorded one
+  std::vector<double> noise;          // the `noise` measurement (percent) of those runs
   std::vector<std::string> verdicts;  // each run's verdict under the thresholds of the time
-  std::string problem;  // why a run recorded no ratio (the first such), empty if none
-  int runs = 0;         // runs attempted (records found)
+  std::string problem;                // why a run recorded no ratio (the first such), empty if none
+  int runs = 0;                       // runs attempted (records found)
 
   double median() const;
   double lowest() const;
@@ -64,7 +64,8 @@ struct Proposal {
   double reference_ratio = 0;
   std::vector<std::string> notes;  // foils without a ratio, noisy runs, ...
 
-  // "the slowest correct alternative (solution, 0.998) 15% above; the fastest foil (chunked, 0.074) 91% below"
+  // "the slowest correct alternative (solution, 0.998) 15% above; the fastest foil (chunked, 0.074) 91%
+  // below"
   std::string margins_line() const;
 };
 

@@ -14,13 +14,15 @@ class CalibrateCommand {
  public:
   // CLI11 keeps pointers to the members: constructed in place by
   // add_calibrate_command (guaranteed copy elision), never copied.
-  CalibrateCommand(CLI::App& app, const std::filesystem::path& source_root, const std::filesystem::path& build_root) {
+  CalibrateCommand(CLI::App& app, const std::filesystem::path& source_root,
+                   const std::filesystem::path& build_root) {
     o_.source_root = source_root;
     o_.build_root = build_root;
     sub_ = app.add_subcommand(
         "calibrate",
         "On the course's GPU: time every speed check's reference and the known student files "
-        "(tests/variants), propose min_ratio and the credit curve (docs/calibration.md); instructor's tree only");
+        "(tests/variants), propose min_ratio and the credit curve (docs/calibration.md); instructor's tree "
+        "only");
     sub_->add_option("labs", o_.labs, "labs to calibrate (default: all)");
     sub_->add_option("--runs", o_.runs, "separate runs of each variant and check (default 3)");
     sub_->add_flag("--write", o_.write,

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 #include "process.h"
 #include "sandbox.h"
@@ -114,10 +115,15 @@ void judge_evidence(const std::filesystem::path& student, const std::filesystem:
                     error));
     return;
   }
+  // One cause first, from all the outputs judged (as in the test process).
+  diagnosis::begin();
   const evidence::Verdict v = evidence::judge(mine, theirs, check.judge);
+  const std::string lead = v.ok ? "" : diagnosis::lead(diagnosis::facts());
+  diagnosis::end();
   if (v.ok) return;
   r.verdict = "fail";
   r.failures = v.failures;
+  if (!lead.empty()) r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
   r.notes.push_back(
       "judged by the grader, outside the test process, against the reference solution's outputs for the same "
       "inputs");
@@ -142,7 +148,8 @@ std::string describe_limit(double limit_s, double reference_s, bool speed) {
     return fmt::format("{} (the lab's or course's limit; the reference solution took {})", limit,
                        secs(reference_s));
   if (limit_s > rule.factor * reference_s + 1e-9)
-    return fmt::format("{} (the least a check gets; the reference solution took {})", limit, secs(reference_s));
+    return fmt::format("{} (the least a check gets; the reference solution took {})", limit,
+                       secs(reference_s));
   return fmt::format("{} ({:g} x the reference solution's {})", limit, rule.factor, secs(reference_s));
 }
 
@@ -346,11 +353,11 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     r.failures.push_back(fmt::format("could not run {}: {}", ctx.binary.string(), p.error));
   } else if (p.timed_out) {
     r.verdict = "timeout";
-    r.failures = {fmt::format(
-        "the check did not finish within {} and was stopped: the kernel or the launcher never "
-        "returned. An endless loop? (a loop whose index never advances, or a __syncthreads that "
-        "not every thread of the block reaches)",
-        describe_limit(opt.timeout_s, reference_s, speed))};
+    r.failures = {
+        fmt::format("the check did not finish within {} and was stopped: the kernel or the launcher never "
+                    "returned. An endless loop? (a loop whose index never advances, or a __syncthreads that "
+                    "not every thread of the block reaches)",
+                    describe_limit(opt.timeout_s, reference_s, speed))};
     r.output = tail(p.output);
   } else if (p.signal) {
     r.verdict = "crash";

@@ -395,9 +395,8 @@ int cmd_test(const TestArgs& a) {
             fs::remove(access_file(*todo[i]));
             c.extra_env.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + access_file(*todo[i]).string());
           }
-          running.push_back(std::async(std::launch::async, [&ran, &lab, &todo, i, c] {
-            ran[i] = run_check(c, lab, *todo[i]);
-          }));
+          running.push_back(std::async(std::launch::async,
+                                       [&ran, &lab, &todo, i, c] { ran[i] = run_check(c, lab, *todo[i]); }));
         }
         // Wait for the first to finish, then start the next.
         for (bool any = false; !any && !running.empty();)

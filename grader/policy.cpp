@@ -1052,7 +1052,8 @@ Owners link_owners(const std::filesystem::path& build, const std::string& lab, b
        {h / fmt::format("libcudalab-harness{}.a", suffix), h / "libcudalab-harness-host.a",
         h / fmt::format("libcudalab-main{}.a", suffix)})
     if (fs::exists(lib)) o.add("the harness", library_names(lib, false, error));
-  o.linked_first = {"the harness", "the reference solution", "the lab's tests", "simt, CPU mode's CUDA runtime"};
+  o.linked_first = {"the harness", "the reference solution", "the lab's tests",
+                    "simt, CPU mode's CUDA runtime"};
   // The lab's tests and references: the references' names are ref::..., and
   // their global functions are the foils a solution file defines too.
   const fs::path checks = build / "labs" / fmt::format("lib{}-checks{}.a", lab, suffix);

@@ -33,16 +33,19 @@ ReleaseCommand::ReleaseCommand(CLI::App& app) {
 }
 
 int ReleaseCommand::run() const {
-  std::vector<std::string> argv = {"python3", (kSourceRoot / "tools" / "release.py").string(), "--source",
-                                   kSourceRoot.string(), "--out", out_};
+  std::vector<std::string> argv = {"python3",  (kSourceRoot / "tools" / "release.py").string(),
+                                   "--source", kSourceRoot.string(),
+                                   "--out",    out_};
   if (!archs_.empty()) argv.insert(argv.end(), {"--archs", archs_});
   if (!course_.empty()) argv.insert(argv.end(), {"--course", course_});
   if (no_gpu_) argv.push_back("--no-gpu");
   if (force_) argv.push_back("--force");
   if (!std::filesystem::exists(kSourceRoot / "tools" / "release.py") ||
       !std::filesystem::is_directory(kSourceRoot / "solutions")) {
-    fmt::print(stderr, "cudalab release: {} is not the instructor's tree (no solutions/): a release is made "
-               "from the full course, not from a release\n", kSourceRoot.string());
+    fmt::print(stderr,
+               "cudalab release: {} is not the instructor's tree (no solutions/): a release is made "
+               "from the full course, not from a release\n",
+               kSourceRoot.string());
     return 2;
   }
   std::vector<char*> cargv;

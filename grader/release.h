@@ -28,6 +28,8 @@ class ReleaseCommand {
 };
 
 // Registers `release` on the program's command line.
-inline ReleaseCommand add_release_command(CLI::App& app) { return ReleaseCommand(app); }
+inline ReleaseCommand add_release_command(CLI::App& app) {
+  return ReleaseCommand(app);
+}
 
 }  // namespace cudalab

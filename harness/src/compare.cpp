@@ -127,7 +127,8 @@ Comparison compare(const std::string& name, const std::vector<float>& got,
   // outside the test process (cudalab/evidence.h).
   evidence::record_compared(name, got, expected, rows, cols, options);
   Comparison c = classify(name, got, expected, rows, cols, options);
-  if (c.unwritten > 0 && c.unwritten < rows * cols) c.unwritten_trailing = trailing_unwritten(got, rows, cols);
+  if (c.unwritten > 0 && c.unwritten < rows * cols)
+    c.unwritten_trailing = trailing_unwritten(got, rows, cols);
   diagnosis::compared(evidence::label(), c);
   return c;
 }

@@ -111,7 +111,8 @@ std::string race_lead(const ShapeFacts& f) {
       "written yet or have already overwritten: in a kernel with shared memory, look for a missing "
       "__syncthreads() after the tile is loaded or before it is loaded again. `./cudalab test LAB "
       "--sanitize=racecheck` names the line",
-      args_of(f), f.rerun_reordered ? " (the second time with the threads of each block in another order)" : "",
+      args_of(f),
+      f.rerun_reordered ? " (the second time with the threads of each block in another order)" : "",
       f.rerun_changed, f.output);
 }
 
@@ -232,7 +233,8 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
           "a __syncthreads() that some threads never reach: at {}, {}. Those threads load no part of the "
           "tile, so the others compute with elements nobody stored. Every thread of a block must reach every "
           "__syncthreads(): let the threads outside C run the tile loop too (loading 0 past the edges) and "
-          "guard only the store, instead of returning early or wrapping the loop in `if (row < M && col < N)`",
+          "guard only the store, instead of returning early or wrapping the loop in `if (row < M && col < "
+          "N)`",
           args_of(*f), f->barrier_skip);
 
   // 2. The shapes split by a tile size: the boundary checks. Before the
@@ -250,7 +252,8 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         break;
       }
     std::string s = fmt::format(
-        "the boundary checks. Right on every shape where {} {} multiples of {}, wrong on every shape where {} "
+        "the boundary checks. Right on every shape where {} {} multiples of {}, wrong on every shape where "
+        "{} "
         "not ({} at {})",
         join_names(all), all.size() == 1 ? "is a" : "are", t, all.size() == 1 ? "it is" : "one is", which,
         args_of(ex));
@@ -271,6 +274,16 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
     return s;
   }
 
+  // A kernel that writes into its inputs: that explains wrong values and
+  // results that change between runs alike.
+  for (const auto* f : bad)
+    for (const auto& m : f->memory)
+      if (m.find("changed the input") != std::string::npos)
+        return fmt::format(
+            "at {} {}. A kernel that writes into its inputs also computes from values it "
+            "changed (and from different ones each run): check every store's index",
+            args_of(*f), m);
+
   // 3. Different results on the same inputs: a race, whatever the pattern
   //    (unless the shapes split by the tile, above: threads past the edge then
   //    read memory outside the inputs, whose contents change between runs).
@@ -280,10 +293,11 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   // 4. Writes outside the buffers or changed inputs, with right values.
   for (const auto* f : bad)
     if (!f->memory.empty() && f->values_ok)
-      return fmt::format("the values are right, but at {} {}. A thread whose index is past the end of a "
-                         "buffer must not write, and inputs are read-only: check the condition before every "
-                         "store",
-                         args_of(*f), f->memory.front());
+      return fmt::format(
+          "the values are right, but at {} {}. A thread whose index is past the end of a "
+          "buffer must not write, and inputs are read-only: check the condition before every "
+          "store",
+          args_of(*f), f->memory.front());
 
   // 5. The pattern of the wrong values, the same at every failing shape.
   auto all_bad = [&](auto pred) {
@@ -293,13 +307,15 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   };
   const ShapeFacts& ex = *bad.front();
   if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::transposed; }))
-    return fmt::format("{} holds the transpose of the expected result at {}: a row and a column index are swapped",
-                       ex.output, args_of(ex));
+    return fmt::format(
+        "{} holds the transpose of the expected result at {}: a row and a column index are swapped",
+        ex.output, args_of(ex));
   if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::never_written; }))
     return fmt::format(
         "no element of {} is written at {}{}: does the launcher launch the kernel, with a grid that is not "
         "empty, and does the kernel store its result?",
-        ex.output, args_of(ex), bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "");
+        ex.output, args_of(ex),
+        bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "");
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; }))
     return fmt::format(
         "the grid does not cover all of {}: at {} the last {} never written, so no thread was launched for "
@@ -331,7 +347,8 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         ex.output, args_of(ex), good.empty() ? ", and at every shape" : "");
   if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::boundary; }))
     return fmt::format(
-        "only elements in the last partial tile of {} are wrong at {}: check the boundary conditions for sizes "
+        "only elements in the last partial tile of {} are wrong at {}: check the boundary conditions for "
+        "sizes "
         "that are not a multiple of the tile",
         ex.output, args_of(ex));
   return fmt::format(

@@ -353,6 +353,7 @@ Verdict judge(const Evidence& student, const Evidence& reference, const std::str
     options.tolerance.atol = r.atol;
     options.tolerance.rtol = r.rtol;
     options.tiles = r.tiles;
+    set_label(r.label);  // the shape these outputs belong to (cudalab/diagnosis.h)
     const Comparison c = compare(r.name, s.got, r.expected, r.rows, r.cols, options);
     if (!c.ok()) v.failures.push_back(fmt::format("{}: {}", r.label, c.describe()));
   }

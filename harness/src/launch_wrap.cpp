@@ -89,7 +89,8 @@ extern "C" unsigned __wrap___cudaPushCallConfiguration(dim3 grid, dim3 block, si
                                                        struct CUstream_st* stream) {
   const unsigned result = __real___cudaPushCallConfiguration(grid, block, shared_bytes, stream);
   // Seen at once: if CUDA refuses this configuration, no launch follows.
-  pending().entry = remember(nullptr, grid, block, shared_bytes, result ? cudaErrorInvalidValue : cudaSuccess);
+  pending().entry =
+      remember(nullptr, grid, block, shared_bytes, result ? cudaErrorInvalidValue : cudaSuccess);
   return result;
 }
 

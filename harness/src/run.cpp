@@ -119,16 +119,17 @@ std::string configuration_problem(const LaunchSeen& l) {
            "than the block; compute it by ceiling division, (N + 15) / 16";
   if (b.x == 0 || b.y == 0 || b.z == 0) return "a block dimension of 0";
   if (threads > 1024)
-    return fmt::format("a block of more than 1024 threads ({} x {} x {} = {}): a block has at most 1024",
-                       b.x, b.y, b.z, threads);
+    return fmt::format("a block of more than 1024 threads ({} x {} x {} = {}): a block has at most 1024", b.x,
+                       b.y, b.z, threads);
   if (b.z > 64) return fmt::format("a block {} threads deep: blockDim.z is at most 64", b.z);
   if (g.y > 65535 || g.z > 65535)
     return fmt::format("a grid of {} blocks in y or z: at most 65535 there (put the long dimension in x)",
                        std::max(g.y, g.z));
   if (l.shared_bytes > 48 * 1024)
-    return fmt::format("{} bytes of dynamic shared memory: over 48 KiB a kernel needs "
-                       "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)",
-                       l.shared_bytes);
+    return fmt::format(
+        "{} bytes of dynamic shared memory: over 48 KiB a kernel needs "
+        "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)",
+        l.shared_bytes);
   return "";
 }
 
@@ -166,22 +167,25 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
         !detail.empty() && (e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration)) {
       yours = " " + detail + ".";
       if (detail.find("dimension of 0") != std::string::npos)
-        advice = detail + ": the grid was computed by floor division (e.g. N / 16) for a size smaller than "
-                          "the block; compute it by ceiling division, (N + 15) / 16";
+        advice = detail +
+                 ": the grid was computed by floor division (e.g. N / 16) for a size smaller than "
+                 "the block; compute it by ceiling division, (N + 15) / 16";
       else if (detail.find("threads") != std::string::npos)
-        advice = detail + (detail.find("more than 1024") == std::string::npos
-                               ? " (a block of more than 1024 threads, or of more than 64 in z, cannot launch)"
-                               : "");
+        advice =
+            detail + (detail.find("more than 1024") == std::string::npos
+                          ? " (a block of more than 1024 threads, or of more than 64 in z, cannot launch)"
+                          : "");
       else
         advice = detail;
     }
 #endif
-    out.message = diagnosis::collecting()
-                      ? fmt::format("{}: {}: {}.{}", what, when, error_label(e), yours)
-                      : fmt::format("{}: {}: {}.{} Likely cause: {}.", what, when, error_label(e), yours, advice);
+    out.message = diagnosis::collecting() ? fmt::format("{}: {}: {}.{}", what, when, error_label(e), yours)
+                                          : fmt::format("{}: {}: {}.{} Likely cause: {}.", what, when,
+                                                        error_label(e), yours, advice);
     diagnosis::launch_failed(
         what, fmt::format("{}: {}", when, error_label(e)),
-        advice + (launch ? fmt::format(" (your launch: {})", describe_launch(*launch)) : std::string()), false);
+        advice + (launch ? fmt::format(" (your launch: {})", describe_launch(*launch)) : std::string()),
+        false);
     if (out.context_lost && lost_reason().empty()) lost_reason() = out.message;
   };
   if (context_lost()) {

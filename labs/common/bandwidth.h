@@ -38,9 +38,8 @@ struct Outcome {
 
 // The verdict on one launch into `run`: its output `output` (shape `s`)
 // compared with `expected`, and the guard zones and inputs checked.
-inline Outcome judge(cudalab::Run& run, const cudalab::LaunchOutcome& launched,
-                     const std::string& output, Shape s, const std::vector<double>& expected,
-                     const cudalab::Tolerance& tolerance) {
+inline Outcome judge(cudalab::Run& run, const cudalab::LaunchOutcome& launched, const std::string& output,
+                     Shape s, const std::vector<double>& expected, const cudalab::Tolerance& tolerance) {
   Outcome out;
   if (!launched.ok) {
     out.not_implemented = launched.not_implemented;

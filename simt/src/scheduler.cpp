@@ -471,8 +471,8 @@ void release_barrier(unsigned n) {
     std::snprintf(buf, sizeof buf,
                   "in %s, %u of the %u threads of block (%u, %u, %u) had returned (thread (%u, %u, %u) "
                   "first) before the __syncthreads()%s%s that the other %d waited at",
-                  where_launched().c_str(), exited, n, b.x, b.y, b.z, t.x, t.y, t.z, line.empty() ? "" : " at ",
-                  line.c_str(), arrived);
+                  where_launched().c_str(), exited, n, b.x, b.y, b.z, t.x, t.y, t.z,
+                  line.empty() ? "" : " at ", line.c_str(), arrived);
     g_barrier_skip = buf;
   }
   if (divergent) {

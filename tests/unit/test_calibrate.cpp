@@ -40,18 +40,19 @@ TEST_CASE("Calibration: medians, extremes and number formatting") {
 }
 
 TEST_CASE("Calibration: the value nearest to the current one in the allowed range") {
-  CHECK(near(nearest_in_range(0.85, 0.082, 0.898), 0.85));   // inside: kept
-  CHECK(near(nearest_in_range(0.95, 0.082, 0.898), 0.85));   // above: down to a multiple of 0.05
-  CHECK(near(nearest_in_range(0.30, 0.63, 0.79), 0.65));     // below: up to a multiple of 0.05
-  CHECK(near(nearest_in_range(0.95, 0.861, 0.898), 0.89));   // no multiple of 0.05 fits: 0.01
-  CHECK(near(nearest_in_range(0.95, 0.8905, 0.8918), 0.891));  // nor 0.01: 0.001
+  CHECK(near(nearest_in_range(0.85, 0.082, 0.898), 0.85));      // inside: kept
+  CHECK(near(nearest_in_range(0.95, 0.082, 0.898), 0.85));      // above: down to a multiple of 0.05
+  CHECK(near(nearest_in_range(0.30, 0.63, 0.79), 0.65));        // below: up to a multiple of 0.05
+  CHECK(near(nearest_in_range(0.95, 0.861, 0.898), 0.89));      // no multiple of 0.05 fits: 0.01
+  CHECK(near(nearest_in_range(0.95, 0.8905, 0.8918), 0.891));   // nor 0.01: 0.001
   CHECK(near(nearest_in_range(0.95, 0.8912, 0.8918), 0.8918));  // nor 0.001: the end itself
 }
 
 TEST_CASE("Calibration: thresholds that meet the rules are kept (the H100 measurements of 2026-11-22)") {
   // lab 03 faster-than-naive: the reference 1.51, 32 x 32 tiles 1.71; the naive kernel 1.00
-  const std::vector<Measured> ms = {m("naive_as_tiled", false, {1.00, 1.01, 0.99}), m("other_stream", false, {1.02}),
-                                    m("solution", true, {1.52, 1.52, 1.51}), m("tile32", true, {1.71, 1.70, 1.71})};
+  const std::vector<Measured> ms = {m("naive_as_tiled", false, {1.00, 1.01, 0.99}),
+                                    m("other_stream", false, {1.02}), m("solution", true, {1.52, 1.52, 1.51}),
+                                    m("tile32", true, {1.71, 1.70, 1.71})};
   const Proposal p = propose(ms, 1.30, Credit{1.05, 1.30});
   REQUIRE(p.feasible);
   CHECK(near(p.min_ratio, 1.30));
@@ -65,16 +66,20 @@ TEST_CASE("Calibration: thresholds that meet the rules are kept (the H100 measur
   CHECK(p.reference == "solution");
   CHECK(near(p.reference_ratio, 1.52));
   // The doc's own phrasing: the reference 14% above the threshold, naive 22% below it.
-  CHECK(p.margins_line().find("14% below the slowest correct alternative (solution, 1.510)") != std::string::npos);
+  CHECK(p.margins_line().find("14% below the slowest correct alternative (solution, 1.510)") !=
+        std::string::npos);
   CHECK(p.margins_line().find("the fastest foil (other_stream, 1.020) 22% below it") != std::string::npos);
 }
 
-TEST_CASE("Calibration: a threshold a correct alternative could fail is lowered, a curve giving a foil points raised") {
+TEST_CASE(
+    "Calibration: a threshold a correct alternative could fail is lowered, a curve giving a foil points "
+    "raised") {
   // lab 01 matrix-speed: 16 x 16 blocks (a correct alternative) at 0.86, so 0.85
   // leaves it only 1%; row and column swapped with 16 x 16 blocks at 0.63
   // (a foil) would get points from credit 0.40.
-  const std::vector<Measured> ms = {m("blocks_16x16", true, {0.87, 0.86, 0.88}), m("solution", true, {1.0, 1.0, 1.0}),
-                                    m("swapped", false, {0.25, 0.25, 0.26}), m("swapped_16x16", false, {0.62, 0.63})};
+  const std::vector<Measured> ms = {
+      m("blocks_16x16", true, {0.87, 0.86, 0.88}), m("solution", true, {1.0, 1.0, 1.0}),
+      m("swapped", false, {0.25, 0.25, 0.26}), m("swapped_16x16", false, {0.62, 0.63})};
   const Proposal p = propose(ms, 0.85, Credit{0.40, 0.90});
   REQUIRE(p.feasible);
   CHECK(near(p.hi, 0.9 * 0.86));
@@ -90,7 +95,8 @@ TEST_CASE("Calibration: a threshold a correct alternative could fail is lowered,
 
 TEST_CASE("Calibration: a foil too close to a correct alternative: cannot be met, nothing proposed") {
   // lab 04 on a GPU whose caches hide the bank conflicts: unpadded at 0.85 of the padded reference.
-  const std::vector<Measured> ms = {m("no_padding", false, {0.84, 0.85, 0.85}), m("solution", true, {1.0, 0.99, 1.0})};
+  const std::vector<Measured> ms = {m("no_padding", false, {0.84, 0.85, 0.85}),
+                                    m("solution", true, {1.0, 0.99, 1.0})};
   const Proposal p = propose(ms, 0.80, Credit{0.60, 0.90});
   CHECK_FALSE(p.feasible);
   CHECK(p.why_not.find("cannot be met on this GPU") != std::string::npos);
@@ -99,7 +105,9 @@ TEST_CASE("Calibration: a foil too close to a correct alternative: cannot be met
   CHECK(p.margins_line() == p.why_not);
 }
 
-TEST_CASE("Calibration: without a ratio for a correct alternative nothing is proposed; a foil without one is noted") {
+TEST_CASE(
+    "Calibration: without a ratio for a correct alternative nothing is proposed; a foil without one is "
+    "noted") {
   Measured broken = m("tile32", true, {});
   broken.runs = 3;
   broken.problem = "the test process was killed by SIGSEGV";
@@ -154,7 +162,8 @@ TEST_CASE("Calibration: lab.toml keeps its formatting; only the numbers and one 
   const std::string c1 = "# calibrated on NVIDIA H100 80GB HBM3 (sm_90), 2026-11-23: solution 1.00";
   const std::string once =
       apply_to_lab_toml(text, "speed", 0.75, Credit{0.65, 0.875}, c1, "NVIDIA H100 80GB HBM3 (sm_90)");
-  CHECK(once.find("# Calibration: docs/calibration.md.\n" + c1 + "\n[[check]]\nid = \"speed\"") != std::string::npos);
+  CHECK(once.find("# Calibration: docs/calibration.md.\n" + c1 + "\n[[check]]\nid = \"speed\"") !=
+        std::string::npos);
   CHECK(once.find("min_ratio = 0.75  # the threshold\n") != std::string::npos);
   CHECK(once.find("credit = { zero_at = 0.65, full_at = 0.875 }\n") != std::string::npos);
   CHECK(once.find("# Ratio = padded reference time / student time.\n") != std::string::npos);
@@ -172,7 +181,8 @@ TEST_CASE("Calibration: lab.toml keeps its formatting; only the numbers and one 
   CHECK(twice.find(c2 + "\n[[check]]") != std::string::npos);
   CHECK(twice.size() == text.size() + c2.size() + 1);
   const std::string c3 = "# calibrated on NVIDIA H200 (sm_90), 2026-11-24: solution 1.00";
-  const std::string third = apply_to_lab_toml(twice, "speed", 0.80, Credit{0.60, 0.90}, c3, "NVIDIA H200 (sm_90)");
+  const std::string third =
+      apply_to_lab_toml(twice, "speed", 0.80, Credit{0.60, 0.90}, c3, "NVIDIA H200 (sm_90)");
   CHECK(third.find(c2 + "\n" + c3 + "\n[[check]]") != std::string::npos);
 
   // The correctness check before it is untouched; a missing check or line is an error.
@@ -182,7 +192,7 @@ TEST_CASE("Calibration: lab.toml keeps its formatting; only the numbers and one 
 }
 
 TEST_CASE("Calibration: the GPU's name from a record") {
-  CHECK(gpu_label("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 3352 GB/s peak DRAM, 50 MB L2, driver 13.0, runtime 13.0)") ==
-        "NVIDIA H100 80GB HBM3 (sm_90)");
+  CHECK(gpu_label("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 3352 GB/s peak DRAM, 50 MB L2, driver 13.0, "
+                  "runtime 13.0)") == "NVIDIA H100 80GB HBM3 (sm_90)");
   CHECK(gpu_label("Some GPU") == "Some GPU");
 }

@@ -1,7 +1,6 @@
 // One leading diagnosis per failing check, from the facts of all its shapes
 // (harness/include/cudalab/diagnosis.h). Host-only: made-up facts.
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <cstring>
 
@@ -57,8 +56,9 @@ TEST_CASE("Right on multiples of the tile and wrong elsewhere leads with the bou
                                          shape("M=1000 N=1000 K=1000", false)};
   const std::string s = lead(facts);
   INFO(s);
-  CHECK_THAT(s, Catch::StartsWith("the boundary checks. Right on every shape where M, N and K are multiples of 16, "
-                                  "wrong on every shape where one is not (M=1 at M=1 N=1 K=1)"));
+  CHECK_THAT(
+      s, Catch::StartsWith("the boundary checks. Right on every shape where M, N and K are multiples of 16, "
+                           "wrong on every shape where one is not (M=1 at M=1 N=1 K=1)"));
   CHECK_THAT(s, !Catch::Contains("race"));
 }
 
@@ -98,7 +98,8 @@ TEST_CASE("A failed launch leads with its configuration's problem") {
       "vector_add_kernel<<<grid (1, 1, 1), block (4096, 1, 1)>>>)";
   const std::string s = lead({f, shape("n=1000", true)});
   CHECK_THAT(s, Catch::StartsWith("the launch fails at n=1 (the kernel launch failed: invalid argument"));
-  CHECK_THAT(s, Catch::Contains("block (4096, 1, 1)") && Catch::Contains("a block of more than 1024 threads"));
+  CHECK_THAT(s,
+             Catch::Contains("block (4096, 1, 1)") && Catch::Contains("a block of more than 1024 threads"));
 }
 
 TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattered ones do not") {
@@ -111,9 +112,10 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
 }
 
 TEST_CASE("Only the larger shapes wrong, with the smaller right, is said as such") {
-  const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true, ErrorPattern::none, 256),
-                                         shape("M=256 N=256 K=256", true, ErrorPattern::none, 65536),
-                                         shape("M=512 N=512 K=512", false, ErrorPattern::scattered, 262144, 40)};
+  const std::vector<ShapeFacts> facts = {
+      shape("M=16 N=16 K=16", true, ErrorPattern::none, 256),
+      shape("M=256 N=256 K=256", true, ErrorPattern::none, 65536),
+      shape("M=512 N=512 K=512", false, ErrorPattern::scattered, 262144, 40)};
   CHECK_THAT(lead(facts), Catch::StartsWith("only the larger shapes are wrong (from M=512 N=512 K=512 up"));
 }
 

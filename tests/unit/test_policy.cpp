@@ -308,7 +308,9 @@ int main() { float c = 0; matmul_tiled(nullptr, nullptr, &c, 5, 0, 0); std::prin
   CHECK(ran.output == "16 16\n");
 }
 
-TEST_CASE("A standard instantiation a library linked after the student's file has too passes only as the same code") {
+TEST_CASE(
+    "A standard instantiation a library linked after the student's file has too passes only as the same "
+    "code") {
   // The CUDA runtime's archive comes after the student's files in the link.
   static const Owners later = [] {
     std::string error;
