@@ -228,7 +228,19 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
                                      ctx.work_dir.string(), std::strerror(errno)));
     return r;
   }
-  constexpr int kRecordFd = 3, kEvidenceFd = 4;
+  constexpr int kRecordFd = 3, kEvidenceFd = 4, kTraceFd = 5, kCodeFd = 6;
+  // The speed replay's files, as descriptors too: written by the student's
+  // run (its trace), read by the grader's replay (the trace, the kernels).
+  const bool tracing = !ctx.trace_out.empty(), replaying = !ctx.replay_trace.empty();
+  Descriptor trace_fd(tracing ? ::open(ctx.trace_out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
+                      : replaying ? ::open(ctx.replay_trace.c_str(), O_RDONLY | O_CLOEXEC)
+                                  : -1);
+  Descriptor code_fd(replaying ? ::open(ctx.replay_code.c_str(), O_RDONLY | O_CLOEXEC) : -1);
+  if ((tracing || replaying) && trace_fd.get() < 0) {
+    r.verdict = "error";
+    r.failures.push_back(fmt::format("the grader could not open its launch trace: {}", std::strerror(errno)));
+    return r;
+  }
 
   // Under root a check runs as nobody (sandbox.h). A grading folder nobody
   // can enter (a checkout in root's home) is no reason to refuse: the binary
@@ -277,6 +289,18 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     // an element more); the student's outputs are judged against them.
     if (!ctx.evidence_out.empty()) opt.argv.push_back("--evidence-expected");
     opt.pass_fds.push_back({evidence_fd.get(), kEvidenceFd});
+  }
+  if (tracing) {
+    opt.argv.insert(opt.argv.end(), {"--trace-fd", std::to_string(kTraceFd)});
+    opt.pass_fds.push_back({trace_fd.get(), kTraceFd});
+  }
+  if (replaying) {
+    opt.argv.insert(opt.argv.end(), {"--replay-fd", std::to_string(kTraceFd)});
+    opt.pass_fds.push_back({trace_fd.get(), kTraceFd});
+    if (code_fd.get() >= 0) {
+      opt.argv.insert(opt.argv.end(), {"--replay-code-fd", std::to_string(kCodeFd)});
+      opt.pass_fds.push_back({code_fd.get(), kCodeFd});
+    }
   }
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
   opt.argv.push_back(check.name);
@@ -338,6 +362,8 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   r.seconds = p.seconds;
   record_fd.reset();
   evidence_fd.reset();
+  trace_fd.reset();
+  code_fd.reset();
 
   std::string skipped;
   const bool have =

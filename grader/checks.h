@@ -54,6 +54,11 @@ struct RunContext {
   // grader's student runs only (./cudalab test and sanitizer runs keep the
   // lab's limit).
   double reference_s = 0;
+  // Speed checks (cudalab/replay.h). The student's run: where its launch
+  // trace goes (the check then ends untimed). The grader's replay (the
+  // reference build): the trace to time, and the student's compiled kernels.
+  std::filesystem::path trace_out;
+  std::filesystem::path replay_trace, replay_code;
 };
 
 // A graded check's wall-clock limit from the reference solution's time on it

@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cudalab/replay.h"
 #include "policy.h"
 #include "process.h"
 #include "submission.h"
@@ -433,6 +436,76 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
   return out;
 }
 
+bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& out, std::string& error) {
+  const fs::path build_ = build(slot), overlay_ = overlay(slot);
+  const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
+  if (!db.is_array()) {
+    error = "the grader could not read compile_commands.json";
+    return false;
+  }
+  // The objects of the student's own library (labs/meson.build), and only those.
+  const std::string prefix = "labs/lib" + lab.id + "-student.a.p/";
+  std::vector<std::string> pieces;
+  for (const auto& f : lab.student_files) {
+    const std::string src = (overlay_ / lab.id / f).string();
+    for (const auto& e : db) {
+      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0) continue;
+      std::string fatbin, why;
+      // Host-only files (.cpp) have no device code.
+      if (replay::elf_section(read_all(build_ / e.value("output", "")), ".nv_fatbin", fatbin, why))
+        pieces.push_back(std::move(fatbin));
+    }
+  }
+  if (pieces.empty()) {
+    error = "none of the submission's files has compiled kernels";
+    return false;
+  }
+  std::ofstream o(out, std::ios::binary | std::ios::trunc);
+  o << replay::pack(pieces);
+  if (!o) {
+    error = "the grader could not write " + out.string();
+    return false;
+  }
+  return true;
+}
+
+CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot) {
+  const fs::path base = ctx.work_dir / fmt::format("{}-{}-{}", lab.id, check.id, getpid());
+  fs::create_directories(ctx.work_dir);
+  struct Remove {
+    std::vector<fs::path> files;
+    ~Remove() {
+      std::error_code ec;
+      for (const auto& f : files) fs::remove(f, ec);
+    }
+  } remove{{base.string() + ".trace", base.string() + ".kernels"}};
+  RunContext traced = ctx;
+  traced.trace_out = base.string() + ".trace";
+  CheckResult r = run_check(traced, lab, check);
+  // A failure, a timeout, a crash of the student's run stands; a pass only
+  // means "traced", and the replay decides.
+  if (!r.passed()) return r;
+  const double traced_s = r.seconds;
+  std::string error;
+  const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
+  if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error)) {
+    r.verdict = "error";
+    r.failures = {fmt::format("the grader cannot time this submission: {}",
+                              reference_error.empty() ? error : reference_error)};
+    return r;
+  }
+  RunContext rc = ctx;
+  rc.binary = reference_binary(build(kReferenceSlot), lab, false);
+  rc.replay_trace = base.string() + ".trace";
+  rc.replay_code = base.string() + ".kernels";
+  CheckResult timed = run_check(rc, lab, check);
+  timed.seconds += traced_s;
+  timed.notes.insert(timed.notes.begin(),
+                     "timed by the grader: your kernels, replayed from the launches your launcher made, in a "
+                     "process that runs none of your host code");
+  return timed;
+}
+
 bool Grader::prepare(std::string& error) {
   if (!ensure_configured(0, error)) return false;
   sync_overlay(nullptr, 0);
@@ -631,7 +704,8 @@ SubmissionGrade Grader::run(Staged st) {
           continue;
         }
       }
-      CheckResult r = run_check(cc, *lab.spec, check);
+      CheckResult r = check.kind == "speed" && !g.cpu_mode ? run_speed_check(cc, *lab.spec, check, st.slot)
+                                                           : run_check(cc, *lab.spec, check);
       // Under the sanitizers too: a kernel can be right by luck (a race that
       // did not bite, a read past the end that found harmless values).
       for (const auto& tool : cfg_.sanitizers) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cudalab/evidence.h"
+#include "cudalab/replay.h"
 #include "cudalab/testing.h"
 
 namespace cudalab::detail {
@@ -110,7 +111,7 @@ CATCH_REGISTER_LISTENER(RecordListener)
 int main(int argc, char** argv) {
   Catch::Session session;
   std::string record, lab_toml, seed;
-  int record_fd = -1, evidence_fd = -1;
+  int record_fd = -1, evidence_fd = -1, trace_fd = -1, replay_fd = -1, replay_code_fd = -1;
   bool evidence_expected = false;
 #if CUDALAB_CATCH_V3
   using Catch::Clara::Opt;
@@ -125,6 +126,10 @@ int main(int argc, char** argv) {
           "fd")["--evidence-fd"]("write the outputs of correctness checks here, for the grader's judge") |
       Opt(evidence_expected)["--evidence-expected"](
           "with the evidence, the expected values (the reference's run)") |
+      Opt(trace_fd, "fd")["--trace-fd"](
+          "speed checks: trace the launches of one call of the launcher here and end the check (the grader's)") |
+      Opt(replay_fd, "fd")["--replay-fd"]("speed checks: time these traced launches instead (the grader's)") |
+      Opt(replay_code_fd, "fd")["--replay-code-fd"]("the compiled kernels the traced launches name") |
       Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |
       Opt(seed, "seed")["--seed"]("seed for the random inputs (default 2026; also CUDALAB_SEED)"));
   if (int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
@@ -164,6 +169,8 @@ int main(int argc, char** argv) {
     if (const char* env = std::getenv("CUDALAB_RECORD")) record = env;
   cudalab::set_record_path(record);
   if (record_fd >= 0) cudalab::set_record_fd(record_fd);
+  if (trace_fd >= 0) cudalab::replay::set_trace(trace_fd);
+  if (replay_fd >= 0) cudalab::replay::set_replay(replay_fd, replay_code_fd);
   cudalab::evidence::set_write_expected(evidence_expected);
   cudalab::evidence::set_sink(evidence_fd);
   cudalab::set_record_context("lab", cudalab::this_lab().id);

@@ -121,6 +121,11 @@ void end_check(bool passed, double seconds) {
   write();
 }
 
+int failures_so_far() {
+  const State& s = state();
+  return s.check.is_object() && s.check.contains("failures") ? static_cast<int>(s.check["failures"].size()) : 0;
+}
+
 int checks_run() {
   return state().run;
 }

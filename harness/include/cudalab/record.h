@@ -35,6 +35,8 @@ const std::string& current_check();
 void begin_check(const std::string& name);
 void add_failure(const std::string& message);
 void end_check(bool passed, double seconds);
+// Failures the running check has so far.
+int failures_so_far();
 // Checks recorded so far with a verdict of pass or fail (not "not_run").
 int checks_run();
 int checks_not_run();

@@ -99,6 +99,15 @@ SideBySide time_side_by_side(const std::function<void()>& student, const std::fu
 // Host-only, unit-testable pieces of the rules above.
 namespace timing {
 
+// Set by the GPU build (cudalab/replay.h): for a timing with verified
+// outputs (a student's launcher), what is timed in its place: in the
+// student's process, nothing (the launches are traced, the check ends there);
+// in the grader's replay, the student's kernels replayed. False, with why in
+// `invalid`, when it cannot be timed.
+using StudentHook = bool (*)(const Timed& timed, const std::function<void()>& student,
+                             std::function<void()>& timed_student, std::string& invalid);
+StudentHook& student_hook();
+
 // The sample from a sample's event time and host time, given the host
 // overhead of an empty launch (the median of host - event over empty
 // launches): the event time, unless host - overhead exceeds it by more than

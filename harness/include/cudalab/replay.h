@@ -1,0 +1,93 @@
+// cudalab/replay.h: speed measured where no student host code runs.
+//
+// A graded speed check takes two processes. The student's test binary runs
+// the check up to its timing, calls the student's launcher once and writes
+// down the kernel launches it made (the trace: kernel names, configurations,
+// parameter bytes, and which parameter words point into which of the timed
+// buffers), then ends the check. The reference build of the same test binary,
+// which runs no student host code, then runs the check again with the
+// student's compiled kernels loaded from the submission's objects (their
+// .nv_fatbin sections) and times the trace's launches, replayed on its own
+// buffers, against the reference side by side (cudalab/timing.h: fresh
+// inputs every round, every output verified, the physical limit). Only that
+// process's record counts: whatever the student's process writes, forged or
+// not, can end the check early but never sets a time or a ratio.
+//
+// The trace is untrusted input: it only names kernels of the student's own
+// objects, its parameters must match the loaded kernel's, and pointers are
+// rewritten only into the replaying process's timed buffers. A trace that
+// leaves out work (a cudaMemcpy, a host computation) times fast and verifies
+// wrong: the replay computes only what the kernels compute.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudalab::replay {
+
+// One pointer inside a parameter: the 8 bytes at `offset` of the parameter
+// are `delta` bytes past the start of timed buffer `buffer` (the timing's
+// inputs in order, then its outputs' student buffers).
+struct Relocation {
+  std::size_t param = 0, offset = 0;
+  std::size_t buffer = 0;
+  std::uint64_t delta = 0;
+};
+
+struct Launch {
+  std::string kernel;  // the mangled name, as in the student's object
+  unsigned grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::size_t shared_bytes = 0;
+  std::vector<std::string> params;  // raw bytes each
+  std::vector<Relocation> relocations;
+};
+
+struct Trace {
+  std::vector<Launch> launches;
+  std::vector<std::uint64_t> buffer_bytes;  // the sizes the student's process timed
+};
+
+// Limits on what a trace may hold (it comes from the student's process).
+inline constexpr std::size_t kMaxLaunches = 4096, kMaxParams = 64, kMaxParamBytes = 4096;
+
+std::string to_json(const Trace& trace);
+// Parses and checks a trace: sizes within the limits, relocations inside
+// their parameter and buffer. False with a reason otherwise.
+bool from_json(const std::string& text, Trace& trace, std::string& error);
+
+// The relocations of one parameter: every 8-byte-aligned word whose value
+// lies in [base, base + bytes] of a buffer (one past the end included).
+std::vector<Relocation> find_pointers(const std::string& param, std::size_t param_index,
+                                      const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buffers);
+
+// The bytes of section `name` of an ELF64 object; false with a reason.
+bool elf_section(const std::string& object, const std::string& name, std::string& out, std::string& error);
+
+// Several pieces of device code in one stream of bytes: (8-byte little-endian
+// length, bytes) each.
+std::string pack(const std::vector<std::string>& pieces);
+bool unpack(const std::string& packed, std::vector<std::string>& pieces, std::string& error);
+
+// What the test process does for the check's student timing. Set by the
+// test main from --trace-fd (the student's process: trace, do not time) or
+// --replay-fd and --replay-code-fd (the reference build: time the trace).
+enum class Mode { off, trace, replay };
+Mode mode();
+void set_trace(int fd);
+void set_replay(int trace_fd, int code_fd);
+int trace_fd();
+int replay_trace_fd();
+int replay_code_fd();
+
+// GPU builds (replay_gpu.cpp): launch_wrap.cpp reports every launch here;
+// kept only while a trace is being taken. func: a host stub or a cudaKernel_t.
+void record_launch(const void* func, const unsigned grid[3], const unsigned block[3], std::size_t shared_bytes,
+                   void** args);
+
+// Reads a whole descriptor from its start; false on an error.
+bool read_fd(int fd, std::string& out);
+bool write_fd(int fd, const std::string& text);
+
+}  // namespace cudalab::replay
