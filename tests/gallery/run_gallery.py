@@ -551,6 +551,10 @@ def main():
     rc, log_path = None, os.path.join(tmp, "grade.log")
     if submitted:
         argv = [cudalab, "grade", "--batch", batch, "--out", out, "--work-dir", work, "--course", course]
+        # Without --cpu the verdicts are the GPU's: no provisional CPU-mode
+        # grade where there is none (exit code 3, the entries built, not_run).
+        if not a.cpu:
+            argv.append("--no-cpu")
         print(f"gallery: grading {len(submitted)} submissions ({len(entries) - len(submitted)} left out); "
               f"log: {log_path}", flush=True)
         with open(log_path, "w") as log:
