@@ -203,6 +203,15 @@ bool student_hook(const Timed& timed, const std::function<void()>& student, std:
   if (mode() != Mode::replay) return true;
   auto launches = std::make_shared<std::vector<Prepared>>();
   if (!prepare(timed, *launches, invalid)) return false;
+  // The replay runs no student host code, but the student's kernels: where
+  // they can read and write pageable host memory (HMM, ATS), they could
+  // reach this process's own. Said in the record, for the course staff.
+  int device = 0, pageable = 0;
+  if (cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) == cudaSuccess && pageable)
+    note("this GPU lets kernels access pageable host memory (pageableMemoryAccess): the grader's replay "
+         "process is not out of the timed kernels' reach");
+  cudaGetLastError();
   timed_student = [launches] {
     for (Prepared& p : *launches) {
       std::vector<void*> args;
