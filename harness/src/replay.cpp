@@ -230,6 +230,9 @@ void set_replay(int trace_fd, int code_fd) {
   state().replay_trace = trace_fd;
   state().replay_code = code_fd;
 }
+bool graded_timing() {
+  return state().mode != Mode::off;
+}
 int trace_fd() {
   return state().trace;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cudalab/evidence.h"
+#include "cudalab/replay.h"
 #include "cudalab/testing.h"
 
 namespace bandwidth {
