@@ -73,6 +73,23 @@ TEST_CASE("A split by the tile leads with the boundary checks even when a rerun 
   CHECK_THAT(s, Catch::Contains("change from run to run"));
 }
 
+TEST_CASE("A race that hides on the multiples of the tile still leads as a race") {
+  // Gallery 23 on an H100: no __syncthreads after the inner product, right at
+  // every multiple of 16, a few elements wrong elsewhere, changing on a rerun.
+  auto facts = std::vector<ShapeFacts>{shape("M=64 N=64 K=64", true),
+                                       shape("M=513 N=257 K=129", false, ErrorPattern::scattered, 131841, 130),
+                                       shape("M=17 N=33 K=9", false, ErrorPattern::scattered, 561, 3)};
+  facts[1].rerun_changed = 241;
+  CHECK_THAT(lead(facts), Catch::StartsWith("a race between threads"));
+  // The same without a rerun that differs: nothing tells a race.
+  facts[1].rerun_changed = 0;
+  CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
+  // Or with writes outside C: threads past the edge store there.
+  facts[1].rerun_changed = 241;
+  facts[1].memory = {"wrote 12 bytes past the end of C"};
+  CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
+}
+
 TEST_CASE("Only K ragged in every failure says so") {
   const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true), shape("M=17 N=33 K=16", true),
                                          shape("M=64 N=64 K=104", false), shape("M=32 N=48 K=9", false)};
