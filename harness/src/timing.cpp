@@ -258,6 +258,10 @@ SideBySide time_side_by_side(const std::function<void()>& student, const std::fu
     if (student_first) {
       ss = sampler.sample(timed_student);
       sampler.snapshot();
+      // The same inputs again, rewritten: a student's kernel that changed
+      // them (zeroed A, B and C, say, on the rounds where it goes first)
+      // must not make the reference compute its answer.
+      sampler.fresh_inputs(round);
       sr = sampler.sample(reference);
     } else {
       sr = sampler.sample(reference);

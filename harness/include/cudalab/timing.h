@@ -10,7 +10,9 @@
 // outputs are scrambled in place before the student's sample (and compared
 // through the same key), so that the student's kernel cannot copy them; when
 // the student goes first, its outputs are copied right after its sample and
-// the copies compared, so that only what the sample produced counts.
+// the copies compared, so that only what the sample produced counts, and the
+// inputs are rewritten (the same values) before the reference's sample, so
+// that a kernel that changed them cannot change the reference's answer.
 //
 // A sample: flush the L2 (a memset of twice its size), wait until the whole
 // device is idle, read the host clock and record a start event on the legacy

@@ -1,0 +1,93 @@
+// cudalab::time_side_by_side against launchers that try to steer what it
+// measures, run in CPU mode (simt) so that CI, which has no GPU, checks the
+// rules the GPU timing relies on: every timed output verified against the
+// reference's of the same round, whoever goes first.
+#include <cuda_runtime.h>
+
+#include <string>
+#include <vector>
+
+#include "cudalab/catch.h"
+#include "cudalab/timing.h"
+
+namespace {
+
+__global__ void add_kernel(const float* a, const float* b, float* c, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+
+constexpr int kN = 4096;
+
+void add(const float* a, const float* b, float* c) {
+  add_kernel<<<(kN + 255) / 256, 256>>>(a, b, c, kN);
+}
+
+struct Buffers {
+  float *a = nullptr, *b = nullptr, *c = nullptr, *c_ref = nullptr;
+  Buffers() {
+    for (float** p : {&a, &b, &c, &c_ref}) REQUIRE(cudaMalloc(reinterpret_cast<void**>(p), kN * sizeof(float)) == cudaSuccess);
+  }
+  ~Buffers() {
+    for (float* p : {a, b, c, c_ref}) cudaFree(p);
+  }
+  cudalab::Timed timed() const {
+    cudalab::Timed t;
+    t.what = "add(n=4096)";
+    t.inputs = {{a, kN}, {b, kN}};
+    t.outputs = {{"c", c, c_ref, 1, kN, cudalab::Tolerance{}}};
+    return t;
+  }
+};
+
+cudalab::StopRule quick() {
+  cudalab::StopRule rule;
+  rule.min_samples = 4;
+  rule.max_samples = 6;
+  rule.budget_s = 5;
+  return rule;
+}
+
+}  // namespace
+
+TEST_CASE("an honest launcher is timed and its outputs pass") {
+  Buffers buf;
+  const auto t = cudalab::time_side_by_side([&] { add(buf.a, buf.b, buf.c); },
+                                            [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
+  INFO(t.invalid);
+  CHECK(t.valid());
+  CHECK(t.ratio.n >= 4);
+}
+
+TEST_CASE("a launcher that zeroes its inputs and output when it goes first is caught") {
+  // Rounds alternate who goes first, student first on even rounds: a kernel
+  // that counts its calls knows which. Zeroing a, b and c there would make
+  // the reference, run on the same buffers right after, compute zeros too.
+  Buffers buf;
+  int call = 0;
+  const auto cheat = [&] {
+    if (call++ % 2 == 0) {
+      cudaMemset(buf.a, 0, kN * sizeof(float));
+      cudaMemset(buf.b, 0, kN * sizeof(float));
+      cudaMemset(buf.c, 0, kN * sizeof(float));
+    } else {
+      add(buf.a, buf.b, buf.c);
+    }
+  };
+  const auto t =
+      cudalab::time_side_by_side(cheat, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
+  CHECK_FALSE(t.valid());
+  CHECK_THAT(t.invalid, Catch::Contains("was wrong at c["));
+}
+
+TEST_CASE("a launcher that caches its first answer is caught by the fresh inputs") {
+  Buffers buf;
+  int call = 0;
+  const auto cache = [&] {
+    if (call++ == 0) add(buf.a, buf.b, buf.c);
+  };
+  const auto t =
+      cudalab::time_side_by_side(cache, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
+  CHECK_FALSE(t.valid());
+  CHECK_THAT(t.invalid, Catch::Contains("cached"));
+}
