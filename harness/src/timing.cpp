@@ -110,10 +110,10 @@ class Sampler {
       snapshots_.push_back(static_cast<float*>(p));
     }
     // Fresh inputs nobody can predict: not the correctness checks' (seeded
-    // from --seed), not the same in two processes.
-    std::random_device rd;
-    nonce_ = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
-             static_cast<std::uint64_t>(Clock::now().time_since_epoch().count());
+    // from --seed), not the same in two processes, and each round's seeds and
+    // scrambling key drawn anew (random()): values derived from one nonce by
+    // an invertible mix would let a kernel that learns one round's key (its
+    // own output against the scrambled reference's) compute every later one.
   }
   ~Sampler() {
     for (float* p : snapshots_) cudaFree(p);
@@ -125,12 +125,16 @@ class Sampler {
   Sampler(const Sampler&) = delete;
   Sampler& operator=(const Sampler&) = delete;
 
-  // Rewrites every input with the values of round `round`.
+  // Rewrites every input with the values of round `round` (the same values
+  // when called again for the same round).
   void fresh_inputs(std::size_t round) {
+    if (round != seeded_round_) {
+      seeded_round_ = round;
+      round_seed_ = random();
+    }
     for (std::size_t k = 0; k < timed_.inputs.size(); ++k) {
       const FreshInput& in = timed_.inputs[k];
-      timing_kernels::fill_uniform(in.data, in.count, splitmix(nonce_ ^ splitmix(round * 64 + k)), in.lo,
-                                   in.hi);
+      timing_kernels::fill_uniform(in.data, in.count, splitmix(round_seed_ ^ splitmix(k)), in.lo, in.hi);
     }
     CUDA_CHECK(cudaGetLastError());
   }
@@ -178,7 +182,8 @@ class Sampler {
   // ran first): the student's sample that follows must not find the answer
   // in device memory. verify() reads them through the same key.
   void scramble_references(std::size_t round) {
-    key_ = splitmix(nonce_ ^ splitmix(round * 64 + 63)) | 1;
+    (void)round;
+    key_ = random() | 1;
     for (const auto& o : timed_.outputs) timing_kernels::scramble(o.reference, o.rows * o.cols, key_);
     CUDA_CHECK(cudaGetLastError());
   }
@@ -232,8 +237,16 @@ class Sampler {
   unsigned count_ = 0;
   unsigned long long* counters_ = nullptr;
   std::vector<float*> snapshots_;
-  std::uint64_t nonce_ = 0;
   std::uint64_t key_ = 0;
+  std::size_t seeded_round_ = ~std::size_t{0};
+  std::uint64_t round_seed_ = 0;
+  std::random_device device_;
+  // 64 bits from the system's entropy, mixed with the clock in case the
+  // random_device is a deterministic one.
+  std::uint64_t random() {
+    const std::uint64_t r = (static_cast<std::uint64_t>(device_()) << 32) ^ device_();
+    return splitmix(r ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()));
+  }
 };
 
 }  // namespace
