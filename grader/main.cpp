@@ -30,6 +30,7 @@
 #include "cudalab/manifest.h"
 #include "expect.h"
 #include "export.h"
+#include "report_html.h"
 #include "grade.h"
 #include "process.h"
 #include "release.h"
@@ -486,6 +487,7 @@ void write_exports(const SubmissionGrade& g, const std::vector<LabSpec>& labs, c
   write_text(dir / "junit.xml", junit_xml(g));
   write_text(dir / "grade.csv", csv_header(labs) + csv_row(g));
   write_text(dir / "report.txt", submission_output(g));
+  write_text(dir / "report.html", report_html(g));
 }
 
 void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored) {
@@ -599,7 +601,7 @@ int cmd_grade(const GradeArgs& a) {
     print_grade(g, style, !working_copy);
     write_exports(g, labs, out);
     fmt::print(
-        "results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt)\n",
+        "results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt, report.html)\n",
         out.string());
     // A grade the course chose to give in CPU mode is whole; one made in CPU
     // mode for want of a GPU is provisional.
@@ -691,7 +693,15 @@ int cmd_grade(const GradeArgs& a) {
     }
   }
   write_text(out / "grades.csv", csv);
-  fmt::print("\n{} submissions; gradebook: {}\n", entries.size(), (out / "grades.csv").string());
+  {
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& row : rows) cells.push_back(split_csv_line(row));
+    std::vector<double> lab_max;
+    for (const auto& l : labs) lab_max.push_back(course.weight(l.id) * l.total_points());
+    write_text(out / "index.html", batch_html(labs, lab_max, cells));
+  }
+  fmt::print("\n{} submissions; gradebook: {}; pages: {}\n", entries.size(), (out / "grades.csv").string(),
+             (out / "index.html").string());
   for (const auto& l : labs) fmt::print("  {:<16} {}\n", l.id, per_lab[l.id].line());
   fmt::print("  {:<16} {}\n", "total", total.line());
   return !todo.empty() && !any_gpu ? kNoGpu : kOk;

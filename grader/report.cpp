@@ -58,6 +58,7 @@ std::string describe_measurements(const CheckSpec& spec, const CheckResult& r) {
   if (r.measurements.empty()) return {};
   std::vector<std::string> parts;
   for (const auto& m : r.measurements) {
+    if (m.key.rfind("chart_", 0) == 0) continue;  // for report.html's chart
     if (m.key == "ratio") {
       auto need = spec.numbers.find("min_ratio");
       parts.push_back(need == spec.numbers.end()

@@ -89,6 +89,14 @@ bool speed_not_measurable() {
   return false;
 }
 
+void chart_work(double dram_bytes, double flops) {
+  measure("chart_bytes", dram_bytes, "B");
+  measure("chart_flops", flops, "FLOP");
+  const GpuInfo& g = gpu();
+  if (g.peak_dram_gbs > 0) measure("chart_peak_dram_gbs", g.peak_dram_gbs, "GB/s");
+  if (g.peak_fp32_gflops > 0) measure("chart_peak_fp32_gflops", g.peak_fp32_gflops, "GFLOP/s");
+}
+
 void require(bool ok, const std::string& message) {
   if (!ok) FAIL_CHECK(message);
 }

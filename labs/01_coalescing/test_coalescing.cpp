@@ -144,7 +144,7 @@ TEST_CASE("vector add reaches the reference kernel's bandwidth at 2^26 elements"
   timed.work = bandwidth::dram_work(bytes);
   const auto t = cudalab::time_side_by_side([&] { vector_add(a, b, c, n); },
                                             [&] { ref::vector_add(a, b, c_ref, n); }, timed);
-  const double ratio = bandwidth::record_speed(t, bytes, "reference");
+  const double ratio = bandwidth::record_speed(t, bytes, "reference", bytes / kBytesPerElement);
   if (ratio < 0) return;
   cudalab::note(fmt::format("vector_add: {:.3f} ms, {}; the reference kernel: {}.", t.student_ms.median,
                             bandwidth::describe_gbs(bandwidth::gbs(bytes, t.student_ms.median)),
@@ -192,7 +192,7 @@ TEST_CASE("matrix add reaches the reference kernel's bandwidth at 8192x8192") {
   timed.work = bandwidth::dram_work(bytes);
   const auto t = cudalab::time_side_by_side([&] { matrix_add(A, B, C, s.rows, s.cols); },
                                             [&] { ref::matrix_add(A, B, C_ref, s.rows, s.cols); }, timed);
-  const double ratio = bandwidth::record_speed(t, bytes, "reference");
+  const double ratio = bandwidth::record_speed(t, bytes, "reference", bytes / kBytesPerElement);
   if (ratio < 0) return;
   cudalab::note(fmt::format("matrix_add: {:.3f} ms, {}; the reference kernel: {}.", t.student_ms.median,
                             bandwidth::describe_gbs(bandwidth::gbs(bytes, t.student_ms.median)),

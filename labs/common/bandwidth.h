@@ -107,7 +107,8 @@ inline cudalab::Work dram_work(double bytes) {
 // timed output was wrong, or the rate impossible): then nothing is recorded,
 // the ratio least of all (the grader's partial credit reads it even from a
 // failed check).
-inline double record_speed(const cudalab::SideBySide& t, double bytes, const std::string& other) {
+inline double record_speed(const cudalab::SideBySide& t, double bytes, const std::string& other,
+                           double flops = 0) {
   if (!t.valid()) {
     cudalab::require(false, "speed not measured: " + t.invalid);
     return -1;
@@ -122,6 +123,7 @@ inline double record_speed(const cudalab::SideBySide& t, double bytes, const std
     cudalab::measure("pct_peak_dram", 100 * student_gbs / peak, "%");
   cudalab::measure("noise", 100 * t.ratio.rel_noise, "%");
   cudalab::measure("rounds", static_cast<double>(t.ratio.n));
+  cudalab::chart_work(bytes, flops);
   if (!t.remark.empty()) cudalab::note(t.remark);
   return t.ratio.median;
 }

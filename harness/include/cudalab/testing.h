@@ -44,6 +44,12 @@ bool too_big_for_sanitizer(double elements);
 // running check "not run" and returns true, and the check should return.
 bool speed_not_measurable();
 
+// For the report's roofline (grader/report_html.cpp): what one call of the
+// timed launcher must move and compute (compulsory DRAM bytes, FP32 FLOP),
+// and this GPU's peaks, as measurements named chart_* (the text report does
+// not print them).
+void chart_work(double dram_bytes, double flops);
+
 // Fails the running check with a message for the student (and keeps going).
 void require(bool ok, const std::string& message);
 
