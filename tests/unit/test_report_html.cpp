@@ -1,5 +1,7 @@
 // report.html and the batch's index.html (grader/report_html.h): what a
 // student and an instructor look at, built from a grade made up here.
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "course.h"
@@ -135,4 +137,29 @@ TEST_CASE("the batch page counts each lab's scores into its distribution and lin
   CHECK(html.find("<title>18 to 21: 2</title>") != std::string::npos);
   CHECK(html.find("<title>27 to 30: 1</title>") != std::string::npos);
   CHECK(html.find("<title>0 to 3: 1</title>") != std::string::npos);
+}
+
+TEST_CASE("report.html for the browser test is written where it is asked for") {
+  // tests/report/check_in_browser.py sets CUDALAB_REPORT_OUT and opens the
+  // page in a headless Chromium; without it this case only builds the page.
+  const LabSpec spec = lab_spec();
+  SubmissionGrade g;
+  g.id = "browser-check";
+  g.gpu = true;
+  g.gpu_line = "NVIDIA H100 80GB HBM3 (made-up results)";
+  LabGrade lab;
+  lab.spec = &spec;
+  lab.status = "graded";
+  CheckResult sq;
+  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = "correctness", sq.verdict = "pass";
+  lab.results = {sq, timed_matmul(0.43)};
+  g.labs.push_back(lab);
+  score_submission(g);
+  const std::string html = report_html(g);
+  REQUIRE(html.find("class=\"point student\"") != std::string::npos);
+  if (const char* out = std::getenv("CUDALAB_REPORT_OUT")) {
+    std::ofstream f(out);
+    f << html;
+    REQUIRE(f.good());
+  }
 }

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""report.html in a real browser (issue 12): the unit tests write a page with
+a speed check's roofline (made-up results, CUDALAB_REPORT_OUT), Debian's
+headless Chromium screenshots it, and the screenshot must show the chart: the
+student's point in its red and the roof's dark line, inside the chart's area.
+Exit 77 (skipped) where Chromium is not installed.
+
+    python3 tests/report/check_in_browser.py UNIT_TESTS_BINARY WORK_DIR
+"""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import zlib
+
+
+def read_png(path):
+    """(width, height, rows of (r, g, b)) of an 8-bit RGB or RGBA PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    pos, idat, width = 8, b"", 0
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and color in (2, 6), f"PNG depth {depth} color type {color}"
+            bpp = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
+        kind, cur = line[0], bytearray(line[1:])
+        for i in range(stride):
+            a = cur[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                cur[i] = (cur[i] + a) & 255
+            elif kind == 2:
+                cur[i] = (cur[i] + b) & 255
+            elif kind == 3:
+                cur[i] = (cur[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                cur[i] = (cur[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(cur[x * bpp:x * bpp + 3]) for x in range(width)])
+        prev = cur
+    return width, height, rows
+
+
+def near(px, rgb, tol=40):
+    return all(abs(a - b) <= tol for a, b in zip(px, rgb))
+
+
+def main():
+    unit, work = sys.argv[1], sys.argv[2]
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        print("report in a browser: skipped (no chromium installed; Debian: apt-get install chromium)")
+        return 77
+    os.makedirs(work, exist_ok=True)
+    page, shot = os.path.join(work, "report.html"), os.path.join(work, "report.png")
+    for f in (page, shot):
+        if os.path.exists(f):
+            os.remove(f)
+    env = dict(os.environ, CUDALAB_REPORT_OUT=page)
+    subprocess.run([unit, "report.html for the browser test is written where it is asked for"], env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--window-size=1000,1400", f"--screenshot={shot}", "file://" + os.path.abspath(page)],
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    width, height, rows = read_png(shot)
+    # The student's colour, tightly (the failed check's badge is another red).
+    red = [(x, y) for y in range(height) for x in range(width) if near(rows[y][x], (0xd6, 0x27, 0x28), 12)]
+    # The FP32 roof: a horizontal dark line hundreds of pixels long; text never makes such a run.
+    longest = 0
+    for y in range(height):
+        run = 0
+        for x in range(width):
+            run = run + 1 if near(rows[y][x], (0x33, 0x33, 0x33), 30) else 0
+            longest = max(longest, run)
+    print(f"screenshot {width}x{height}: {len(red)} pixels of the student's red, "
+          f"longest dark horizontal line {longest} px")
+    problems = []
+    # The student's mark (a 7-px circle) and its legend dot.
+    if len(red) < 60:
+        problems.append("the student's point is not on the page")
+    if longest < 100:
+        problems.append("the roofline's FP32 ceiling is not drawn")
+    for p in problems:
+        print("FAIL:", p)
+    print("report in a browser: " + ("ok" if not problems else "FAILED") + f" ({shot})")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
