@@ -157,6 +157,7 @@ Comparison classify(const std::string& name, const std::vector<float>& got,
       continue;
     } else {
       c.max_abs_error = std::max(c.max_abs_error, std::fabs(g - e));
+      if (g == 0) ++c.wrong_zero;
     }
     bad[i] = 1;
     if (c.wrong++ < options.show) c.first.push_back({i / cols, i % cols, g, e});

@@ -157,6 +157,7 @@ void compared(const std::string& label, const Comparison& c) {
   f.wrong = c.wrong;
   f.unwritten = c.unwritten;
   f.unwritten_trailing = c.unwritten_trailing;
+  f.wrong_zero = c.wrong_zero;
 }
 
 void memory(const std::string& label, const std::vector<std::string>& problems) {
@@ -331,6 +332,15 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         "empty, and does the kernel store its result?",
         ex.output, args_of(ex),
         bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "");
+  // Every element written and wrong is exactly 0, at every failing shape:
+  // not an index error (those move values around), a result never stored
+  // (gallery 53: a launcher that only clears C).
+  if (all_bad([](const ShapeFacts& f) { return f.wrong > f.unwritten && f.wrong_zero == f.wrong - f.unwritten; }))
+    return fmt::format(
+        "{} holds 0 wherever it is wrong at {}{}: the kernel stores 0 instead of its result (an accumulator "
+        "that is never added to, a store before the loop, or a launcher that only clears {})",
+        ex.output, args_of(ex), bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
+        ex.output);
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; }))
     return fmt::format(
         "the grid does not cover all of {}: at {} the last {} never written, so no thread was launched for "

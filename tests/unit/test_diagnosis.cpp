@@ -90,6 +90,14 @@ TEST_CASE("A race that hides on the multiples of the tile still leads as a race"
   CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
 }
 
+TEST_CASE("An output that is 0 wherever it is wrong leads with a result never stored, not the index arithmetic") {
+  auto facts = std::vector<ShapeFacts>{shape("M=17 N=33 K=9", false), shape("M=64 N=64 K=64", false)};
+  for (auto& f : facts) f.wrong_zero = f.wrong;
+  CHECK_THAT(lead(facts), Catch::StartsWith("C holds 0 wherever it is wrong at M=17 N=33 K=9"));
+  facts[1].wrong_zero = facts[1].wrong - 1;  // one wrong value that is not 0: another cause
+  CHECK_THAT(lead(facts), !Catch::Contains("holds 0"));
+}
+
 TEST_CASE("Only K ragged in every failure says so") {
   const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true), shape("M=17 N=33 K=16", true),
                                          shape("M=64 N=64 K=104", false), shape("M=32 N=48 K=9", false)};

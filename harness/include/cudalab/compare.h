@@ -46,6 +46,7 @@ struct Comparison {
   std::size_t wrong = 0;        // elements outside the tolerance (incl. the next two)
   std::size_t unwritten = 0;    // still the poison pattern
   std::size_t non_finite = 0;   // NaN or Inf that is not the poison
+  std::size_t wrong_zero = 0;   // written, wrong, and exactly 0
   std::vector<Mismatch> first;  // the first few, in row-major order
   ErrorPattern pattern = ErrorPattern::none;
   double max_abs_error = 0;
