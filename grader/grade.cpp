@@ -1,7 +1,6 @@
 #include "grade.h"
 
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -449,7 +448,8 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
   for (const auto& f : lab.student_files) {
     const std::string src = (overlay_ / lab.id / f).string();
     for (const auto& e : db) {
-      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0) continue;
+      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0)
+        continue;
       std::string fatbin, why;
       // Host-only files (.cpp) have no device code.
       if (replay::elf_section(read_all(build_ / e.value("output", "")), ".nv_fatbin", fatbin, why))
@@ -469,7 +469,8 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
   return true;
 }
 
-CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot) {
+CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                    int slot) {
   const fs::path base = ctx.work_dir / fmt::format("{}-{}-{}", lab.id, check.id, getpid());
   fs::create_directories(ctx.work_dir);
   struct Remove {

@@ -118,7 +118,8 @@ class Grader {
   // The student's compiled kernels of a lab (the .nv_fatbin of each of its
   // objects, cudalab/replay.h) written to `out`, for the speed replay; false
   // with a reason.
-  bool student_device_code(const LabSpec& lab, int slot, const std::filesystem::path& out, std::string& error);
+  bool student_device_code(const LabSpec& lab, int slot, const std::filesystem::path& out,
+                           std::string& error);
   // A speed check (GPU): the student's run traces its launches; the reference
   // build times them (cudalab/replay.h). That run's result is the check's.
   CheckResult run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot);

@@ -30,11 +30,11 @@
 #include "cudalab/manifest.h"
 #include "expect.h"
 #include "export.h"
-#include "report_html.h"
 #include "grade.h"
 #include "process.h"
 #include "release.h"
 #include "report.h"
+#include "report_html.h"
 #include "sandbox.h"
 #include "score.h"
 #include "submission.h"
@@ -601,7 +601,8 @@ int cmd_grade(const GradeArgs& a) {
     print_grade(g, style, !working_copy);
     write_exports(g, labs, out);
     fmt::print(
-        "results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt, report.html)\n",
+        "results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt, "
+        "report.html)\n",
         out.string());
     // A grade the course chose to give in CPU mode is whole; one made in CPU
     // mode for want of a GPU is provisional.

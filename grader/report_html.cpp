@@ -15,12 +15,23 @@ std::string html_escape(const std::string& s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -49,9 +60,11 @@ struct Frame {
 
 std::string svg_open(const Frame& f, const std::string& title) {
   return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 "
+      "{0} "
       "{1}\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n<rect x=\"0\" y=\"0\" width=\"{0}\" "
-      "height=\"{1}\" fill=\"#fff\"/>\n<text x=\"{3}\" y=\"18\" font-size=\"13\" font-weight=\"bold\">{2}</text>\n",
+      "height=\"{1}\" fill=\"#fff\"/>\n<text x=\"{3}\" y=\"18\" font-size=\"13\" "
+      "font-weight=\"bold\">{2}</text>\n",
       f.width, f.height, html_escape(title), f.left);
 }
 
@@ -95,7 +108,8 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
   if (c.flops > 0) {
     // Roofline: log-log, arithmetic intensity (FLOP/B) against GFLOP/s.
     const double ai = c.flops / c.bytes;
-    const double ridge = c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0 ? c.peak_fp32_gflops / c.peak_dram_gbs : ai;
+    const double ridge =
+        c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0 ? c.peak_fp32_gflops / c.peak_dram_gbs : ai;
     const double xmin = std::pow(10, std::floor(std::log10(std::min(ai, ridge) / 4)));
     const double xmax = std::pow(10, std::ceil(std::log10(std::max(ai, ridge) * 4)));
     double rmin = 1e300, rmax = 0;
@@ -116,11 +130,13 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
           X(t), f.top, y0, y0 + 16, tick_label(t));
     for (double t = ymin; t <= ymax * 1.0001; t *= 10)
       svg += fmt::format(
-          "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/><text x=\"{3}\" y=\"{4:.1f}\" "
+          "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/><text x=\"{3}\" "
+          "y=\"{4:.1f}\" "
           "font-size=\"11\" text-anchor=\"end\">{5}</text>\n",
           x0, Y(t), x0 + f.plot_w(), x0 - 6, Y(t) + 4, tick_label(t));
     svg += fmt::format(
-        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">arithmetic intensity (FLOP per byte of "
+        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">arithmetic intensity (FLOP per byte "
+        "of "
         "DRAM traffic)</text>\n<text x=\"14\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" "
         "transform=\"rotate(-90 14 {})\">GFLOP/s</text>\n",
         x0 + f.plot_w() / 2, f.height - 8, f.top + f.plot_h() / 2, f.top + f.plot_h() / 2);
@@ -128,7 +144,8 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
       svg += fmt::format(
           "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"{:.1f},{:.1f} "
           "{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
-          X(xmin), Y(xmin * c.peak_dram_gbs), X(ridge), Y(c.peak_fp32_gflops), X(xmax), Y(c.peak_fp32_gflops));
+          X(xmin), Y(xmin * c.peak_dram_gbs), X(ridge), Y(c.peak_fp32_gflops), X(xmax),
+          Y(c.peak_fp32_gflops));
       svg += fmt::format(
           "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\">DRAM {:.0f} GB/s</text>\n<text "
           "x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\" text-anchor=\"end\">FP32 peak {:.0f} "
@@ -137,21 +154,26 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
           c.peak_fp32_gflops);
     }
     svg += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" stroke-dasharray=\"3,3\"/>\n",
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" "
+        "stroke-dasharray=\"3,3\"/>\n",
         X(ai), f.top, y0);
     std::string marks;  // the student's drawn last, on top of a kernel as fast
     for (std::size_t i = 0; i < c.points.size(); ++i) {
       const auto& p = c.points[i];
       const double g = c.flops / (p.ms * 1e6);
       const char* color = kColors[std::min<std::size_t>(i, 6)];
-      marks = fmt::format(
-          "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"#000\" "
-          "stroke-width=\"0.5\"><title>{}: {:.0f} GFLOP/s</title></circle>\n",
-          p.student ? " student" : "", X(ai), Y(g), p.student ? 7 : 5, color, html_escape(p.label), g) + marks;
+      marks =
+          fmt::format(
+              "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"#000\" "
+              "stroke-width=\"0.5\"><title>{}: {:.0f} GFLOP/s</title></circle>\n",
+              p.student ? " student" : "", X(ai), Y(g), p.student ? 7 : 5, color, html_escape(p.label), g) +
+          marks;
       std::string share;
-      if (c.peak_fp32_gflops > 0) share = fmt::format(", {:.0f}% of the FP32 peak", 100 * g / c.peak_fp32_gflops);
-      legend += fmt::format("<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GFLOP/s ({:.3f} ms{})</li>",
-                            color, html_escape(p.label), g, p.ms, share);
+      if (c.peak_fp32_gflops > 0)
+        share = fmt::format(", {:.0f}% of the FP32 peak", 100 * g / c.peak_fp32_gflops);
+      legend += fmt::format(
+          "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GFLOP/s ({:.3f} ms{})</li>",
+          color, html_escape(p.label), g, p.ms, share);
     }
     svg += marks;
   } else {
@@ -167,23 +189,26 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
           "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" "
           "y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
           X(t), f.top, y0, y0 + 16, tick_label(t));
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">GB/s of DRAM traffic</text>\n",
-                       x0 + f.plot_w() / 2, f.height - 8);
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">GB/s of DRAM traffic</text>\n",
+        x0 + f.plot_w() / 2, f.height - 8);
     for (std::size_t i = 0; i < c.points.size(); ++i) {
       const auto& p = c.points[i];
       const double v = c.bytes / (p.ms * 1e6);
       const double y = f.top + 6 + i * (bar_h + 6);
       const char* color = kColors[std::min<std::size_t>(i, 6)];
       svg += fmt::format(
-          "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\"><title>{}: "
+          "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+          "fill=\"{}\"><title>{}: "
           "{:.0f} GB/s</title></rect>\n<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
           "text-anchor=\"end\">{}</text>\n",
           p.student ? " student" : "", X(0), y, X(v) - X(0), bar_h, color, html_escape(p.label), v, X(0) - 4,
           y + bar_h / 2 + 4, html_escape(p.label.size() > 14 ? p.label.substr(0, 13) + "." : p.label));
       std::string share;
       if (c.peak_dram_gbs > 0) share = fmt::format(", {:.0f}% of the DRAM peak", 100 * v / c.peak_dram_gbs);
-      legend += fmt::format("<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GB/s ({:.3f} ms{})</li>",
-                            color, html_escape(p.label), v, p.ms, share);
+      legend += fmt::format(
+          "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GB/s ({:.3f} ms{})</li>", color,
+          html_escape(p.label), v, p.ms, share);
     }
     if (c.peak_dram_gbs > 0)
       svg += fmt::format(
@@ -192,8 +217,9 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
           "text-anchor=\"end\">DRAM peak {5:.0f} GB/s</text>\n",
           X(c.peak_dram_gbs), f.top, y0, X(c.peak_dram_gbs) - 4, y0 - 6, c.peak_dram_gbs);
   }
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n</svg>\n",
-                     x0, f.top, f.plot_w(), f.plot_h());
+  svg += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n</svg>\n", x0,
+      f.top, f.plot_w(), f.plot_h());
   return "<figure>" + svg + "<figcaption><ul class=\"legend\">" + legend + "</ul></figcaption></figure>\n";
 }
 
@@ -202,7 +228,8 @@ namespace {
 const char* kStyle =
     "body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}"
     "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}"
-    "table{border-collapse:collapse;width:100%}td,th{padding:4px 8px;border-bottom:1px solid #eee;text-align:left}"
+    "table{border-collapse:collapse;width:100%}td,th{padding:4px 8px;border-bottom:1px solid "
+    "#eee;text-align:left}"
     ".pass{color:#fff;background:#2a7d2a}.fail,.timeout,.crash,.error{color:#fff;background:#b22}"
     ".not_run,.skipped{color:#fff;background:#888}.badge{padding:1px 6px;border-radius:3px;font-size:.85em}"
     "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85em}.note{color:#555}"
@@ -211,7 +238,8 @@ const char* kStyle =
 
 std::string page(const std::string& title, const std::string& body) {
   return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+      "charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
       "</head>\n<body>\n{}</body>\n</html>\n",
       html_escape(title), kStyle, body);
 }
@@ -219,14 +247,14 @@ std::string page(const std::string& title, const std::string& body) {
 }  // namespace
 
 std::string report_html(const SubmissionGrade& g) {
-  std::string body = fmt::format("<h1>cudalab: {} &mdash; {:.2f} / {:g} points</h1>\n", html_escape(g.id), g.score,
-                                 g.max_score);
-  body += fmt::format(
-      "<p class=\"note\">{}</p>\n",
-      html_escape(g.gpu        ? "GPU: " + g.gpu_line
-                  : g.cpu_mode ? "CPU mode, no GPU (" + g.gpu_line + "): correctness only, speed checks not run" +
-                                     (g.provisional ? "; a provisional grade" : "")
-                               : "no GPU (" + g.gpu_line + "): checks not run"));
+  std::string body = fmt::format("<h1>cudalab: {} &mdash; {:.2f} / {:g} points</h1>\n", html_escape(g.id),
+                                 g.score, g.max_score);
+  body += fmt::format("<p class=\"note\">{}</p>\n",
+                      html_escape(g.gpu        ? "GPU: " + g.gpu_line
+                                  : g.cpu_mode ? "CPU mode, no GPU (" + g.gpu_line +
+                                                     "): correctness only, speed checks not run" +
+                                                     (g.provisional ? "; a provisional grade" : "")
+                                               : "no GPU (" + g.gpu_line + "): checks not run"));
   if (!g.error.empty()) body += "<pre>" + html_escape(g.error) + "</pre>\n";
   for (const auto& n : g.notes) body += "<p class=\"note\">" + html_escape(n) + "</p>\n";
   for (const auto& lab : g.labs) {
@@ -234,8 +262,8 @@ std::string report_html(const SubmissionGrade& g) {
                         html_escape(lab.spec->title), lab.points, lab.max_points,
                         lab.weight != 1 ? fmt::format(" (weight {:g})", lab.weight) : "");
     if (lab.status != "graded") {
-      body += fmt::format("<p><span class=\"badge {0}\">{0}</span></p>\n<pre>{1}</pre>\n", html_escape(lab.status),
-                          html_escape(lab.message));
+      body += fmt::format("<p><span class=\"badge {0}\">{0}</span></p>\n<pre>{1}</pre>\n",
+                          html_escape(lab.status), html_escape(lab.message));
       continue;
     }
     body += "<table>\n<tr><th></th><th>check</th><th>points</th><th>time</th></tr>\n";
@@ -246,10 +274,11 @@ std::string report_html(const SubmissionGrade& g) {
       const CheckScore& s = i < lab.scores.size() ? lab.scores[i] : CheckScore{};
       const std::string anchor = html_escape(lab.spec->id + "-" + spec.id);
       body += fmt::format(
-          "<tr><td><span class=\"badge {0}\">{0}</span></td><td><a href=\"#{1}\">{2}</a>: {3}</td><td>{4:.2f} / "
+          "<tr><td><span class=\"badge {0}\">{0}</span></td><td><a href=\"#{1}\">{2}</a>: "
+          "{3}</td><td>{4:.2f} / "
           "{5:g}</td><td>{6:.1f} s</td></tr>\n",
-          html_escape(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points, s.max_points,
-          r.seconds);
+          html_escape(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points,
+          s.max_points, r.seconds);
       details += fmt::format("<h3 id=\"{}\">{}</h3>\n<pre>{}</pre>\n", anchor, html_escape(spec.name),
                              html_escape(check_output(spec, r, s)));
       if (spec.kind == "speed")
@@ -285,14 +314,16 @@ std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<doubl
     for (int b = 0; b < 10; ++b) {
       const double h = f.plot_h() * bins[b] / most;
       svg += fmt::format(
-          "<rect class=\"bin\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#1f77b4\"><title>{:g} "
+          "<rect class=\"bin\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+          "fill=\"#1f77b4\"><title>{:g} "
           "to {:g}: {}</title></rect>\n<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
           "text-anchor=\"middle\">{:g}</text>\n",
-          f.left + b * w + 2, y0 - h, w - 4, h, max * b / 10, max * (b + 1) / 10, bins[b], f.left + b * w, y0 + 16,
-          max * b / 10);
+          f.left + b * w + 2, y0 - h, w - 4, h, max * b / 10, max * (b + 1) / 10, bins[b], f.left + b * w,
+          y0 + 16, max * b / 10);
       if (bins[b])
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
-                           f.left + b * w + w / 2, y0 - h - 4, bins[b]);
+        svg +=
+            fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+                        f.left + b * w + w / 2, y0 - h - 4, bins[b]);
     }
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{:g}</text>\n",
                        f.left + 10 * w, y0 + 16, max);
@@ -303,8 +334,8 @@ std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<doubl
   body += "</tr>\n";
   for (const auto& row : rows) {
     if (row.size() < 3) continue;
-    body += fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td>{1} / {2}</td>", html_escape(row[0]),
-                        html_escape(row[1]), html_escape(row[2]));
+    body += fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td>{1} / {2}</td>",
+                        html_escape(row[0]), html_escape(row[1]), html_escape(row[2]));
     for (std::size_t l = 0; l < labs.size(); ++l)
       body += "<td>" + (row.size() > 3 + l ? html_escape(row[3 + l]) : std::string()) + "</td>";
     body += "</tr>\n";

@@ -126,8 +126,8 @@ int main(int argc, char** argv) {
           "fd")["--evidence-fd"]("write the outputs of correctness checks here, for the grader's judge") |
       Opt(evidence_expected)["--evidence-expected"](
           "with the evidence, the expected values (the reference's run)") |
-      Opt(trace_fd, "fd")["--trace-fd"](
-          "speed checks: trace the launches of one call of the launcher here and end the check (the grader's)") |
+      Opt(trace_fd, "fd")["--trace-fd"]("speed checks: trace the launches of one call of the launcher here "
+                                        "and end the check (the grader's)") |
       Opt(replay_fd, "fd")["--replay-fd"]("speed checks: time these traced launches instead (the grader's)") |
       Opt(replay_code_fd, "fd")["--replay-code-fd"]("the compiled kernels the traced launches name") |
       Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |

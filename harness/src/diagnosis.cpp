@@ -335,11 +335,13 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   // Every element written and wrong is exactly 0, at every failing shape:
   // not an index error (those move values around), a result never stored
   // (gallery 53: a launcher that only clears C).
-  if (all_bad([](const ShapeFacts& f) { return f.wrong > f.unwritten && f.wrong_zero == f.wrong - f.unwritten; }))
+  if (all_bad(
+          [](const ShapeFacts& f) { return f.wrong > f.unwritten && f.wrong_zero == f.wrong - f.unwritten; }))
     return fmt::format(
         "{} holds 0 wherever it is wrong at {}{}: the kernel stores 0 instead of its result (an accumulator "
         "that is never added to, a store before the loop, or a launcher that only clears {})",
-        ex.output, args_of(ex), bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
+        ex.output, args_of(ex),
+        bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
         ex.output);
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; }))
     return fmt::format(

@@ -123,7 +123,8 @@ void end_check(bool passed, double seconds) {
 
 int failures_so_far() {
   const State& s = state();
-  return s.check.is_object() && s.check.contains("failures") ? static_cast<int>(s.check["failures"].size()) : 0;
+  return s.check.is_object() && s.check.contains("failures") ? static_cast<int>(s.check["failures"].size())
+                                                             : 0;
 }
 
 int checks_run() {

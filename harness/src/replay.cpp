@@ -62,7 +62,8 @@ std::string to_json(const Trace& trace) {
                         {"relocations", nlohmann::json::array()}};
     for (const auto& p : l.params) j["params"].push_back(hex(p));
     for (const auto& r : l.relocations)
-      j["relocations"].push_back({{"param", r.param}, {"offset", r.offset}, {"buffer", r.buffer}, {"delta", r.delta}});
+      j["relocations"].push_back(
+          {{"param", r.param}, {"offset", r.offset}, {"buffer", r.buffer}, {"delta", r.delta}});
     doc["launches"].push_back(std::move(j));
   }
   return doc.dump();
@@ -112,7 +113,8 @@ bool from_json(const std::string& text, Trace& trace, std::string& error) {
         const bool in_buffer =
             rel.buffer < trace.buffer_bytes.size() && rel.delta <= trace.buffer_bytes[rel.buffer];
         if (!in_param || !in_buffer) {
-          error = fmt::format("a pointer of a launch of {} that lies outside its parameter or buffer", l.kernel);
+          error =
+              fmt::format("a pointer of a launch of {} that lies outside its parameter or buffer", l.kernel);
           return false;
         }
         l.relocations.push_back(rel);
@@ -156,8 +158,8 @@ bool elf_section(const std::string& object, const std::string& name, std::string
   const auto fits = [&](std::uint64_t off, std::uint64_t size) {
     return off <= object.size() && size <= object.size() - off;
   };
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) || !fits(eh.e_shoff, std::uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr)) ||
-      eh.e_shstrndx >= eh.e_shnum) {
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+      !fits(eh.e_shoff, std::uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr)) || eh.e_shstrndx >= eh.e_shnum) {
     error = "an ELF object without a readable section table";
     return false;
   }

@@ -90,7 +90,8 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> buffers_of(const Timed& tim
     for (std::size_t p = 0; p < l.params.size(); ++p)
       for (const auto& r : find_pointers(l.params[p], p, buffers)) l.relocations.push_back(r);
   if (problem.empty() && !write_fd(trace_fd(), to_json(trace))) problem = "the trace could not be written";
-  if (!problem.empty()) add_failure("speed not measured: " + problem);
+  if (!problem.empty())
+    add_failure("speed not measured: " + problem);
   else
     note(fmt::format("traced {} kernel launch{} of {}: the grader times them in a process of its own",
                      trace.launches.size(), trace.launches.size() == 1 ? "" : "es",
@@ -127,7 +128,8 @@ Loaded& loaded() {
     const cudaError_t e = cudaLibraryLoadData(&lib, piece.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (e != cudaSuccess) {
       cudaGetLastError();
-      l.error = fmt::format("your compiled kernels could not be loaded for the timing: {}", cudaGetErrorString(e));
+      l.error =
+          fmt::format("your compiled kernels could not be loaded for the timing: {}", cudaGetErrorString(e));
       return l;
     }
     l.libraries.push_back(lib);
@@ -151,7 +153,8 @@ bool prepare(const Timed& timed, std::vector<Prepared>& out, std::string& error)
   }
   const auto buffers = buffers_of(timed);
   bool same = l.trace.buffer_bytes.size() == buffers.size();
-  for (std::size_t b = 0; same && b < buffers.size(); ++b) same = l.trace.buffer_bytes[b] == buffers[b].second;
+  for (std::size_t b = 0; same && b < buffers.size(); ++b)
+    same = l.trace.buffer_bytes[b] == buffers[b].second;
   if (!same) {
     error = "the launches were traced on buffers of other sizes than this check's";
     return false;
@@ -160,18 +163,21 @@ bool prepare(const Timed& timed, std::vector<Prepared>& out, std::string& error)
     Prepared p;
     p.name = demangle(launch.kernel);
     for (cudaLibrary_t lib : l.libraries)
-      if (cudaLibraryGetKernel(&p.kernel, lib, launch.kernel.c_str()) == cudaSuccess) break;
-      else p.kernel = nullptr;
+      if (cudaLibraryGetKernel(&p.kernel, lib, launch.kernel.c_str()) == cudaSuccess)
+        break;
+      else
+        p.kernel = nullptr;
     cudaGetLastError();
     if (!p.kernel) {
       error = fmt::format(
-          "your launcher launched {}, which is not a kernel of your own files: only your files' kernels are timed",
+          "your launcher launched {}, which is not a kernel of your own files: only your files' kernels are "
+          "timed",
           p.name);
       return false;
     }
     std::vector<std::size_t> sizes;
-    bool match = param_sizes(reinterpret_cast<const void*>(p.kernel), sizes) &&
-                 sizes.size() == launch.params.size();
+    bool match =
+        param_sizes(reinterpret_cast<const void*>(p.kernel), sizes) && sizes.size() == launch.params.size();
     for (std::size_t i = 0; match && i < sizes.size(); ++i) match = sizes[i] == launch.params[i].size();
     if (!match) {
       error = fmt::format("the traced launch of {} does not match the kernel's parameters", p.name);
@@ -188,8 +194,8 @@ bool prepare(const Timed& timed, std::vector<Prepared>& out, std::string& error)
     // A launcher that asked for more than the default 48 KiB did so with
     // cudaFuncSetAttribute on its own kernel; the replay asks the same.
     if (p.shared_bytes > 48 * 1024) {
-      cudaFuncSetAttribute(reinterpret_cast<const void*>(p.kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(p.shared_bytes));
+      cudaFuncSetAttribute(reinterpret_cast<const void*>(p.kernel),
+                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(p.shared_bytes));
       cudaGetLastError();
     }
     out.push_back(std::move(p));
@@ -197,8 +203,8 @@ bool prepare(const Timed& timed, std::vector<Prepared>& out, std::string& error)
   return true;
 }
 
-bool student_hook(const Timed& timed, const std::function<void()>& student, std::function<void()>& timed_student,
-                  std::string& invalid) {
+bool student_hook(const Timed& timed, const std::function<void()>& student,
+                  std::function<void()>& timed_student, std::string& invalid) {
   if (mode() == Mode::trace) take_trace(timed, student);
   if (mode() != Mode::replay) return true;
   auto launches = std::make_shared<std::vector<Prepared>>();
@@ -209,8 +215,9 @@ bool student_hook(const Timed& timed, const std::function<void()>& student, std:
   int device = 0, pageable = 0;
   if (cudaGetDevice(&device) == cudaSuccess &&
       cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device) == cudaSuccess && pageable)
-    note("this GPU lets kernels access pageable host memory (pageableMemoryAccess): the grader's replay "
-         "process is not out of the timed kernels' reach");
+    note(
+        "this GPU lets kernels access pageable host memory (pageableMemoryAccess): the grader's replay "
+        "process is not out of the timed kernels' reach");
   cudaGetLastError();
   timed_student = [launches] {
     for (Prepared& p : *launches) {
@@ -236,8 +243,8 @@ const bool kHooked = [] {
 
 }  // namespace
 
-void record_launch(const void* func, const unsigned grid[3], const unsigned block[3], std::size_t shared_bytes,
-                   void** args) {
+void record_launch(const void* func, const unsigned grid[3], const unsigned block[3],
+                   std::size_t shared_bytes, void** args) {
   if (!g_recording) return;
   if (recorded().size() >= kMaxLaunches) {
     g_too_many = true;

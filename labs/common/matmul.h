@@ -170,7 +170,8 @@ inline double speed_ratio(Launcher launcher, const std::string& name, Launcher o
   if (g.peak_fp32_gflops > 0) cudalab::measure("pct_peak_fp32", 100 * gflops / g.peak_fp32_gflops, "%");
   cudalab::measure("noise", 100 * t.ratio.rel_noise, "%");
   cudalab::measure("rounds", static_cast<double>(t.ratio.n));
-  cudalab::chart_work(4.0 * (static_cast<double>(a_count) + b_count + c_count), static_cast<double>(s.flops()));
+  cudalab::chart_work(4.0 * (static_cast<double>(a_count) + b_count + c_count),
+                      static_cast<double>(s.flops()));
   if (!t.remark.empty()) cudalab::note(t.remark);
   return t.ratio.median;
 }

@@ -26,7 +26,8 @@ void add(const float* a, const float* b, float* c) {
 struct Buffers {
   float *a = nullptr, *b = nullptr, *c = nullptr, *c_ref = nullptr;
   Buffers() {
-    for (float** p : {&a, &b, &c, &c_ref}) REQUIRE(cudaMalloc(reinterpret_cast<void**>(p), kN * sizeof(float)) == cudaSuccess);
+    for (float** p : {&a, &b, &c, &c_ref})
+      REQUIRE(cudaMalloc(reinterpret_cast<void**>(p), kN * sizeof(float)) == cudaSuccess);
   }
   ~Buffers() {
     for (float* p : {a, b, c, c_ref}) cudaFree(p);
@@ -74,8 +75,8 @@ TEST_CASE("a launcher that zeroes its inputs and output when it goes first is ca
       add(buf.a, buf.b, buf.c);
     }
   };
-  const auto t =
-      cudalab::time_side_by_side(cheat, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
+  const auto t = cudalab::time_side_by_side(
+      cheat, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
   CHECK_FALSE(t.valid());
   CHECK_THAT(t.invalid, Catch::Contains("was wrong at c["));
 }
@@ -86,8 +87,8 @@ TEST_CASE("a launcher that caches its first answer is caught by the fresh inputs
   const auto cache = [&] {
     if (call++ == 0) add(buf.a, buf.b, buf.c);
   };
-  const auto t =
-      cudalab::time_side_by_side(cache, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
+  const auto t = cudalab::time_side_by_side(
+      cache, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
   CHECK_FALSE(t.valid());
   CHECK_THAT(t.invalid, Catch::Contains("cached"));
 }

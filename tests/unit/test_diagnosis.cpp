@@ -76,9 +76,9 @@ TEST_CASE("A split by the tile leads with the boundary checks even when a rerun 
 TEST_CASE("A race that hides on the multiples of the tile still leads as a race") {
   // Gallery 23 on an H100: no __syncthreads after the inner product, right at
   // every multiple of 16, a few elements wrong elsewhere, changing on a rerun.
-  auto facts = std::vector<ShapeFacts>{shape("M=64 N=64 K=64", true),
-                                       shape("M=513 N=257 K=129", false, ErrorPattern::scattered, 131841, 130),
-                                       shape("M=17 N=33 K=9", false, ErrorPattern::scattered, 561, 3)};
+  auto facts = std::vector<ShapeFacts>{
+      shape("M=64 N=64 K=64", true), shape("M=513 N=257 K=129", false, ErrorPattern::scattered, 131841, 130),
+      shape("M=17 N=33 K=9", false, ErrorPattern::scattered, 561, 3)};
   facts[1].rerun_changed = 241;
   CHECK_THAT(lead(facts), Catch::StartsWith("a race between threads"));
   // The same without a rerun that differs: nothing tells a race.
@@ -90,7 +90,8 @@ TEST_CASE("A race that hides on the multiples of the tile still leads as a race"
   CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
 }
 
-TEST_CASE("An output that is 0 wherever it is wrong leads with a result never stored, not the index arithmetic") {
+TEST_CASE(
+    "An output that is 0 wherever it is wrong leads with a result never stored, not the index arithmetic") {
   auto facts = std::vector<ShapeFacts>{shape("M=17 N=33 K=9", false), shape("M=64 N=64 K=64", false)};
   for (auto& f : facts) f.wrong_zero = f.wrong;
   CHECK_THAT(lead(facts), Catch::StartsWith("C holds 0 wherever it is wrong at M=17 N=33 K=9"));

@@ -94,7 +94,8 @@ TEST_CASE("a malformed or oversized trace is refused with a reason, never half r
   std::string error;
   rp::Trace back;
   CHECK_FALSE(rp::from_json("", back, error));
-  CHECK_FALSE(rp::from_json("{\"format\": \"cudalab-trace/1\", \"launches\": [{\"kernel\": 3}]}", back, error));
+  CHECK_FALSE(
+      rp::from_json("{\"format\": \"cudalab-trace/1\", \"launches\": [{\"kernel\": 3}]}", back, error));
   CHECK(back.launches.empty());
   CHECK_FALSE(rp::from_json(
       "{\"format\": \"cudalab-trace/1\", \"launches\": [{\"kernel\": \"k\", \"grid\": [1,1,1], \"block\": "

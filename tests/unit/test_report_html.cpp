@@ -40,9 +40,12 @@ CheckResult timed_matmul(double student_ms) {
   CheckResult r;
   r.id = "fast", r.name = "tiled matmul is faster than naive", r.kind = "speed";
   r.verdict = "fail";
-  r.measurements = {{"student_ms", student_ms, "ms"},      {"naive_ms", 0.428, "ms"},
-                    {"ratio", 0.428 / student_ms, "x"},      {"chart_bytes", 12582912, "B"},
-                    {"chart_flops", 2147483648.0, "FLOP"},   {"chart_peak_dram_gbs", 3352, "GB/s"},
+  r.measurements = {{"student_ms", student_ms, "ms"},
+                    {"naive_ms", 0.428, "ms"},
+                    {"ratio", 0.428 / student_ms, "x"},
+                    {"chart_bytes", 12582912, "B"},
+                    {"chart_flops", 2147483648.0, "FLOP"},
+                    {"chart_peak_dram_gbs", 3352, "GB/s"},
                     {"chart_peak_fp32_gflops", 66908, "GFLOP/s"}};
   r.failures = {"matmul_tiled runs at 1.00x the speed of the naive kernel; this check needs 1.30x <here>"};
   return r;
@@ -88,8 +91,8 @@ TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a
 
   CheckResult t;
   t.kind = "speed";
-  t.measurements = {{"student_ms", 0.198, "ms"},     {"reference_ms", 0.197, "ms"},
-                    {"chart_bytes", 536870912, "B"}, {"chart_flops", 0, "FLOP"},
+  t.measurements = {{"student_ms", 0.198, "ms"},           {"reference_ms", 0.197, "ms"},
+                    {"chart_bytes", 536870912, "B"},       {"chart_flops", 0, "FLOP"},
                     {"chart_peak_dram_gbs", 3352, "GB/s"}, {"copy_gbs", 2747, "GB/s"}};
   const std::string bars = speed_chart_svg(speed_chart(t), "04_transpose: speed");
   CHECK(bars.find("class=\"bar student\"") != std::string::npos);
@@ -127,9 +130,10 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
 
 TEST_CASE("the batch page counts each lab's scores into its distribution and links every report") {
   const LabSpec spec = lab_spec();
-  const std::vector<std::vector<std::string>> rows = {
-      {"alice", "30.00", "30", "30.00"}, {"bob", "20.00", "30", "20.00"}, {"carol", "20.00", "30", "20.00"},
-      {"dave", "0.00", "30", "0.00"}};
+  const std::vector<std::vector<std::string>> rows = {{"alice", "30.00", "30", "30.00"},
+                                                      {"bob", "20.00", "30", "20.00"},
+                                                      {"carol", "20.00", "30", "20.00"},
+                                                      {"dave", "0.00", "30", "0.00"}};
   const std::string html = batch_html({spec}, {30}, rows);
   CHECK(html.find("<a href=\"alice/report.html\">alice</a>") != std::string::npos);
   CHECK(html.find("03_tiling: points of 4 submissions") != std::string::npos);

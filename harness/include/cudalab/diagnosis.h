@@ -40,7 +40,7 @@ struct ShapeFacts {
   std::string output;  // the first wrong output's name
   ErrorPattern pattern = ErrorPattern::none;
   std::size_t elements = 0, wrong = 0, unwritten = 0;
-  std::size_t wrong_zero = 0;  // written, wrong, and exactly 0
+  std::size_t wrong_zero = 0;       // written, wrong, and exactly 0
   bool unwritten_trailing = false;  // the unwritten elements are whole last rows or columns
   std::vector<std::string> memory;  // writes outside the buffers, inputs changed
   long long rerun_changed = -1;     // -1: not rerun; else elements that changed on a rerun

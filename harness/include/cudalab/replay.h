@@ -88,8 +88,8 @@ int replay_code_fd();
 
 // GPU builds (replay_gpu.cpp): launch_wrap.cpp reports every launch here;
 // kept only while a trace is being taken. func: a host stub or a cudaKernel_t.
-void record_launch(const void* func, const unsigned grid[3], const unsigned block[3], std::size_t shared_bytes,
-                   void** args);
+void record_launch(const void* func, const unsigned grid[3], const unsigned block[3],
+                   std::size_t shared_bytes, void** args);
 
 // Reads a whole descriptor from its start; false on an error.
 bool read_fd(int fd, std::string& out);
