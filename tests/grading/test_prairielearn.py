@@ -25,7 +25,8 @@ import sys
 import tempfile
 import tomllib
 
-SRC, CUDALAB, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+# Absolute: the steps run in folders of their own.
+SRC, CUDALAB, WORK = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 LAB = "01_coalescing"
 LABS = ["01_coalescing", "02_naive_matmul", "03_tiling", "04_transpose"]
 ENTRY = os.path.join(SRC, "grader", "autograder", "run_prairielearn")
