@@ -44,6 +44,9 @@ FILES = ["cudalab", "meson.build", "meson_options.txt", ".gitignore", ".clang-fo
          "tools/extract.py", "tools/format.py"]
 FOLDERS = ["labs", "harness", "simt", "grader", "handouts"]
 EXCLUDED = {"simt/tests", "grader/autograder"}
+# Files that go elsewhere in the release: the GitHub Classroom workflow, kept
+# out of .github/ here so that it does not run on the instructor's repository.
+MOVED = {"tools/classroom.yml": ".github/workflows/classroom.yml"}
 JUNK = re.compile(r"(^|/)(__pycache__|\.git|build[^/]*|.*\.pyc|.*\.o|.*~|\.#.*)$")
 
 DEFAULT_ARCHS = [75, 80, 86, 89, 90]
@@ -92,6 +95,12 @@ def copy_tree(src_root, out):
             os.makedirs(os.path.dirname(os.path.join(out, rel)) or out, exist_ok=True)
             shutil.copy2(src, os.path.join(out, rel))
             copied.append(rel)
+    for rel, dest in MOVED.items():
+        src = os.path.join(src_root, rel)
+        if os.path.isfile(src):
+            os.makedirs(os.path.dirname(os.path.join(out, dest)), exist_ok=True)
+            shutil.copy2(src, os.path.join(out, dest))
+            copied.append(dest)
     for top in FOLDERS:
         for dirpath, dirnames, filenames in os.walk(os.path.join(src_root, top)):
             reldir = os.path.relpath(dirpath, src_root)
