@@ -542,6 +542,14 @@ struct Distribution {
   }
 };
 
+// Every graded check runs through cudalab-sandbox: without it nothing can be
+// judged, so say so once, before minutes of building, rather than per check.
+bool sandbox_missing() {
+  if (!sandbox_launcher().empty()) return false;
+  fmt::print(stderr, "cudalab: {}. Nothing was graded.\n", sandbox_missing_message());
+  return true;
+}
+
 int cmd_grade(const GradeArgs& a) {
   const std::vector<std::string> known = all_labs();
   CourseSpec course;
@@ -553,6 +561,7 @@ int cmd_grade(const GradeArgs& a) {
     fmt::print(stderr, "cudalab: {}\nNothing was graded.\n", e.what());
     return kUsage;
   }
+  if (sandbox_missing()) return kUsage;
   GraderConfig cfg;
   cfg.source_root = kSourceRoot;
   cfg.work_dir = a.work.empty() ? fs::path(kBuildRoot.string() + "-grade") : fs::path(a.work);
@@ -709,6 +718,7 @@ int cmd_grade(const GradeArgs& a) {
 }
 
 int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path, bool cpu) {
+  if (sandbox_missing()) return kUsage;
   LabSpec lab;
   ExpectFile ex;
   try {

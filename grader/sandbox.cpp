@@ -72,13 +72,16 @@ fs::path compute_sanitizer_program() {
   return {};
 }
 
+std::string sandbox_missing_message() {
+  return fmt::format(
+      "cudalab-sandbox, which every check runs through, was not built (expected beside this program or at "
+      "{}): meson compile grader/cudalab-sandbox",
+      CUDALAB_SANDBOX_PATH);
+}
+
 std::vector<std::string> sandboxed_argv(const SandboxSpec& spec, const std::vector<std::string>& argv) {
   const fs::path launcher = sandbox_launcher();
-  if (launcher.empty())
-    throw std::runtime_error(fmt::format(
-        "cudalab-sandbox, which every check runs through, was not built (expected beside this program or at "
-        "{}): meson compile grader/cudalab-sandbox",
-        CUDALAB_SANDBOX_PATH));
+  if (launcher.empty()) throw std::runtime_error(sandbox_missing_message());
   std::vector<std::string> out = {launcher.string()};
   if (!spec.scratch.empty()) out.insert(out.end(), {"--scratch", fs::absolute(spec.scratch).string()});
   for (const auto& p : spec.read) out.insert(out.end(), {"--read", fs::absolute(p).string()});

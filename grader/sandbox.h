@@ -72,6 +72,8 @@ std::filesystem::path compute_sanitizer_program();
 // cudalab-sandbox: next to the running executable, else where this build put
 // it. Empty if neither exists.
 std::filesystem::path sandbox_launcher();
+// Why nothing can be graded without it, and the command that builds it.
+std::string sandbox_missing_message();
 
 // What `cudalab-sandbox --probe` found: the isolation a check runs under here.
 struct IsolationProbe {
