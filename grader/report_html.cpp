@@ -157,23 +157,30 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" "
         "stroke-dasharray=\"3,3\"/>\n",
         X(ai), f.top, y0);
-    std::string marks;  // the student's drawn last, on top of a kernel as fast
+    // Every kernel of a check has the same intensity, so a kernel as fast as
+    // another lands on it: the student's is a ring drawn last, around the dot
+    // it may cover, so both stay visible.
+    std::string marks;
     for (std::size_t i = 0; i < c.points.size(); ++i) {
       const auto& p = c.points[i];
       const double g = c.flops / (p.ms * 1e6);
       const char* color = kColors[std::min<std::size_t>(i, 6)];
-      marks =
-          fmt::format(
-              "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\" stroke=\"#000\" "
-              "stroke-width=\"0.5\"><title>{}: {:.0f} GFLOP/s</title></circle>\n",
-              p.student ? " student" : "", X(ai), Y(g), p.student ? 7 : 5, color, html_escape(p.label), g) +
-          marks;
+      const std::string paint =
+          p.student ? fmt::format("r=\"8\" fill=\"none\" stroke=\"{}\" stroke-width=\"3\"", color)
+                    : fmt::format("r=\"5\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.5\"", color);
+      marks = fmt::format(
+                  "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" {}><title>{}: {:.0f} "
+                  "GFLOP/s</title></circle>\n",
+                  p.student ? " student" : "", X(ai), Y(g), paint, html_escape(p.label), g) +
+              marks;
       std::string share;
       if (c.peak_fp32_gflops > 0)
         share = fmt::format(", {:.0f}% of the FP32 peak", 100 * g / c.peak_fp32_gflops);
-      legend += fmt::format(
-          "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GFLOP/s ({:.3f} ms{})</li>",
-          color, html_escape(p.label), g, p.ms, share);
+      const std::string dot = p.student ? fmt::format("border:3px solid {};width:6px;height:6px", color)
+                                        : fmt::format("background:{}", color);
+      legend +=
+          fmt::format("<li><span class=\"dot\" style=\"{}\"></span>{}: {:.0f} GFLOP/s ({:.3f} ms{})</li>",
+                      dot, html_escape(p.label), g, p.ms, share);
     }
     svg += marks;
   } else {
@@ -229,7 +236,7 @@ const char* kStyle =
     "body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}"
     "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}"
     "table{border-collapse:collapse;width:100%}td,th{padding:4px 8px;border-bottom:1px solid "
-    "#eee;text-align:left}"
+    "#eee;text-align:left}td.num{white-space:nowrap}"
     ".pass{color:#fff;background:#2a7d2a}.fail,.timeout,.crash,.error{color:#fff;background:#b22}"
     ".not_run,.skipped{color:#fff;background:#888}.badge{padding:1px 6px;border-radius:3px;font-size:.85em}"
     "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85em}.note{color:#555}"
@@ -275,8 +282,8 @@ std::string report_html(const SubmissionGrade& g) {
       const std::string anchor = html_escape(lab.spec->id + "-" + spec.id);
       body += fmt::format(
           "<tr><td><span class=\"badge {0}\">{0}</span></td><td><a href=\"#{1}\">{2}</a>: "
-          "{3}</td><td>{4:.2f} / "
-          "{5:g}</td><td>{6:.1f} s</td></tr>\n",
+          "{3}</td><td class=\"num\">{4:.2f} / "
+          "{5:g}</td><td class=\"num\">{6:.1f} s</td></tr>\n",
           html_escape(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points,
           s.max_points, r.seconds);
       details += fmt::format("<h3 id=\"{}\">{}</h3>\n<pre>{}</pre>\n", anchor, html_escape(spec.name),
@@ -312,7 +319,7 @@ std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<doubl
     std::string svg = svg_open(f, fmt::format("{}: points of {} submissions", labs[l].id, rows.size()));
     const double w = f.plot_w() / 10, y0 = f.top + f.plot_h();
     for (int b = 0; b < 10; ++b) {
-      const double h = f.plot_h() * bins[b] / most;
+      const double h = (f.plot_h() - 16) * bins[b] / most;  // room above the tallest bar for its count
       svg += fmt::format(
           "<rect class=\"bin\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
           "fill=\"#1f77b4\"><title>{:g} "
@@ -334,7 +341,7 @@ std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<doubl
   body += "</tr>\n";
   for (const auto& row : rows) {
     if (row.size() < 3) continue;
-    body += fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td>{1} / {2}</td>",
+    body += fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td class=\"num\">{1} / {2}</td>",
                         html_escape(row[0]), html_escape(row[1]), html_escape(row[2]));
     for (std::size_t l = 0; l < labs.size(); ++l)
       body += "<td>" + (row.size() > 3 + l ? html_escape(row[3 + l]) : std::string()) + "</td>";
