@@ -174,7 +174,10 @@ The reference solutions your results are compared with come prebuilt in `prebuil
 the checks say so; use `--cpu` there and ask the course staff.
 
 Hand in the files each `lab.toml` lists under `student_files`; everything else comes
-from the course when you are graded.
+from the course when you are graded. If your course hands the labs out through GitHub
+Classroom, every push runs `.github/workflows/classroom.yml`: GitHub's machines have no
+GPU, so it grades the correctness checks in CPU mode and shows their points in the
+Actions tab; the speed checks count only in the course's own grade, on its GPU.
 """
 
 
