@@ -131,6 +131,22 @@ void judge_evidence(const std::filesystem::path& student, const std::filesystem:
 
 }  // namespace
 
+// A program's real file, found in PATH as the shell would (empty if none).
+static std::filesystem::path program_in_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path && *path ? path : "/usr/bin:/bin";
+  std::error_code ec;
+  for (std::size_t start = 0; start <= dirs.size();) {
+    std::size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::filesystem::path candidate = std::filesystem::path(dirs.substr(start, end - start)) / name;
+    start = end + 1;
+    if (candidate.is_absolute() && std::filesystem::is_regular_file(candidate, ec))
+      return std::filesystem::canonical(candidate, ec);
+  }
+  return {};
+}
+
 double check_limit(double reference_s, double cap_s, bool speed) {
   if (reference_s <= 0) return cap_s;
   const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
@@ -311,6 +327,9 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   const bool speed = check.kind == "speed";
   if (reference_s > 0) opt.timeout_s = check_limit(reference_s, opt.timeout_s, speed);
   std::vector<std::string> extra = ctx.extra_env;
+  // The scratch folder is the check's working directory: a relative name lands there.
+  const std::string access_name = ctx.access_out.extension() == ".json" ? "access.json" : "access.txt";
+  if (!ctx.access_out.empty()) extra.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + access_name);
   constexpr int kSanitizerExit = 86;
   if (!ctx.sanitizer.empty()) {
     opt.argv.insert(opt.argv.begin(), {"compute-sanitizer", "--tool", ctx.sanitizer, "--error-exitcode",
@@ -350,6 +369,13 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
       if (!program.empty()) box.exec.push_back(program.parent_path());
       box.allow_fork = true;
     }
+    if (!ctx.access_out.empty()) {
+      // simt names the source lines of the report through addr2line (popen:
+      // /bin/sh, then addr2line), so the access run may start those two.
+      box.allow_fork = true;
+      for (const char* tool : {"sh", "addr2line"})
+        if (const auto found = program_in_path(tool); !found.empty()) box.exec.push_back(found);
+    }
     opt.argv = sandboxed_argv(box, opt.argv);
   } catch (const std::exception& e) {
     remove_scratch_dir(scratch);
@@ -358,6 +384,12 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     return r;
   }
   const ProcessResult p = run_process(opt);
+  if (!ctx.access_out.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(ctx.access_out, ec);
+    if (std::filesystem::is_regular_file(scratch / access_name, ec))
+      std::filesystem::copy_file(scratch / access_name, ctx.access_out, ec);
+  }
   remove_scratch_dir(scratch);
   r.seconds = p.seconds;
   record_fd.reset();

@@ -59,6 +59,10 @@ struct RunContext {
   // reference build): the trace to time, and the student's compiled kernels.
   std::filesystem::path trace_out;
   std::filesystem::path replay_trace, replay_code;
+  // CPU mode's access build (simt): where its access report goes (.json for
+  // JSON, else text). The test process writes it in its scratch folder, the
+  // only place it may write, and run_check copies it here.
+  std::filesystem::path access_out;
 };
 
 // A graded check's wall-clock limit from the reference solution's time on it

@@ -392,10 +392,7 @@ int cmd_test(const TestArgs& a) {
         while (next < todo.size() && running.size() < jobs) {
           const std::size_t i = next++;
           RunContext c = ctx;
-          if (cpu && a.access_report) {
-            fs::remove(access_file(*todo[i]));
-            c.extra_env.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + access_file(*todo[i]).string());
-          }
+          if (cpu && a.access_report) c.access_out = access_file(*todo[i]);
           running.push_back(std::async(std::launch::async,
                                        [&ran, &lab, &todo, i, c] { ran[i] = run_check(c, lab, *todo[i]); }));
         }

@@ -242,7 +242,10 @@ void resolve(const std::vector<std::uintptr_t>& pcs) {
     if (!loc.object.empty()) by_object[loc.object].push_back({pc, loc.offset});
   }
   for (auto& [object, list] : by_object) {
-    char tmp[] = "/tmp/simt-addr2line-XXXXXX";
+    // TMPDIR first: a confined check may write only its scratch folder.
+    const char* dir = std::getenv("TMPDIR");
+    std::string tmp_name = std::string(dir && *dir ? dir : "/tmp") + "/simt-addr2line-XXXXXX";
+    char* tmp = tmp_name.data();
     const int fd = mkstemp(tmp);
     if (fd < 0) continue;
     std::string text;

@@ -181,6 +181,15 @@ def main():
     check(p.returncode == 0, f"solutions: exit code {p.returncode}, expected 0")
     check(re.search(r"\bFAIL\b", p.stdout) is None, "solutions: a check failed")
     check(len(re.findall(r"\bPASS\b", p.stdout)) >= 3 * len(labs), "solutions: fewer PASS than correctness checks")
+    if "04_transpose" in labs:
+        # The students' README offers --access-report: its counts come from
+        # the confined check process and name the kernel's source lines.
+        p = run([os.path.join(clone, "cudalab"), "test", "04_transpose", "--cpu", "--access-report", "--check",
+                 "multiples"], cwd=clone, env=env, expect=None)
+        print(p.stdout, flush=True)
+        check("(no accesses recorded)" not in p.stdout, "access report: nothing recorded")
+        check(re.search(r"transpose\.cu:\d+\s+transpose_kernel\s+shared load .* 0\.00 bank conflicts/request",
+                        p.stdout), "access report: the padded tile's shared load, at its line, without conflicts")
     if have_nvcc:
         # `cudalab test` builds no GPU binary where no GPU is usable: build them here.
         subprocess.run(["ninja", "-C", build] + [f"labs/{lab}-tests" for lab in labs],
