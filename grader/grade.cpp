@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cudalab/replay.h"
+#include "explain.h"
 #include "policy.h"
 #include "process.h"
 #include "submission.h"
@@ -470,7 +471,7 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
 }
 
 CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
-                                    int slot) {
+                                    int slot, std::string& launch) {
   const fs::path base = ctx.work_dir / fmt::format("{}-{}-{}", lab.id, check.id, getpid());
   fs::create_directories(ctx.work_dir);
   struct Remove {
@@ -487,6 +488,7 @@ CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, c
   // means "traced", and the replay decides.
   if (!r.passed()) return r;
   const double traced_s = r.seconds;
+  launch = describe_traced_launch(read_all(traced.trace_out));
   std::string error;
   const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
   if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error)) {
@@ -505,6 +507,19 @@ CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, c
                      "timed by the grader: your kernels, replayed from the launches your launcher made, in a "
                      "process that runs none of your host code");
   return timed;
+}
+
+void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
+                          const std::string& launch, CheckResult& r) {
+  const CheckSpec* by = lab.find_by_id(speed.explain);
+  if (!by || !timed_and_failed(r)) return;
+  bool ok = false;
+  build_lab(lab.id + "-tests-access", slot, ok);
+  if (!ok) return;
+  const std::string lead =
+      explain_by_access(ctx, lab, *by, build(slot) / "labs" / (lab.id + "-tests-access"),
+                        ctx.work_dir / fmt::format("{}-{}-{}-access.json", lab.id, by->id, getpid()), launch);
+  if (!lead.empty()) r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
 }
 
 bool Grader::prepare(std::string& error) {
@@ -705,8 +720,12 @@ SubmissionGrade Grader::run(Staged st) {
           continue;
         }
       }
-      CheckResult r = check.kind == "speed" && !g.cpu_mode ? run_speed_check(cc, *lab.spec, check, st.slot)
-                                                           : run_check(cc, *lab.spec, check);
+      std::string launch;
+      CheckResult r = check.kind == "speed" && !g.cpu_mode
+                          ? run_speed_check(cc, *lab.spec, check, st.slot, launch)
+                          : run_check(cc, *lab.spec, check);
+      if (check.kind == "speed" && !g.cpu_mode && !check.explain.empty())
+        explain_slow(ctx, *lab.spec, check, st.slot, launch, r);
       // Under the sanitizers too: a kernel can be right by luck (a race that
       // did not bite, a read past the end that found harmless values).
       for (const auto& tool : cfg_.sanitizers) {

@@ -122,7 +122,15 @@ class Grader {
                            std::string& error);
   // A speed check (GPU): the student's run traces its launches; the reference
   // build times them (cudalab/replay.h). That run's result is the check's.
-  CheckResult run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot);
+  // `launch` gets the student's first traced launch ("grid (...), block (...)").
+  CheckResult run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                              std::string& launch);
+  // A timed speed check that failed, whose lab.toml names an `explain` check:
+  // that check's CPU-mode run with simt's access report gives the leading
+  // diagnosis (explain.h). Diagnosis only: the result's verdict and points
+  // are left as they are.
+  void explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
+                    const std::string& launch, CheckResult& r);
 
   GraderConfig cfg_;
   std::map<std::string, std::string> reference_built_;  // "<lab>-tests[-cpu]" -> "" or the error

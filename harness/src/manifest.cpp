@@ -114,7 +114,7 @@ bool identifier(const std::string& s) {
   });
 }
 const std::set<std::string> kCheckKeys = {"id",       "name",      "kind",   "points", "visibility",
-                                          "requires", "timeout_s", "credit", "judge"};
+                                          "requires", "timeout_s", "credit", "judge",  "explain"};
 const std::set<std::string> kVisibility = {"visible", "hidden", "after_due_date", "after_published"};
 
 }  // namespace
@@ -216,6 +216,16 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
       if (!lab.find_by_id(r))
         rd.fail(c->get("requires"),
                 fmt::format("{}: requires '{}', which is not an earlier check's id", where, r));
+    if (c->get("explain")) {
+      spec.explain = rd.string(*c, "explain", where, true);
+      const CheckSpec* by = lab.find_by_id(spec.explain);
+      if (spec.kind != "speed")
+        rd.fail(c->get("explain"), where + ": explain is for speed checks (what explains a kernel too slow)");
+      if (!by || by->kind != "correctness")
+        rd.fail(c->get("explain"),
+                fmt::format("{}: explain = '{}', which is not an earlier correctness check's id", where,
+                            spec.explain));
+    }
     if (spec.kind == "speed" && spec.required.empty())
       rd.fail(c, where +
                      ": a speed check must list the correctness checks it requires (requires = [...]): "

@@ -113,3 +113,14 @@ TEST_CASE("launchers names the global functions the tests call in the student fi
 TEST_CASE("A manifest file that does not exist is reported by name") {
   CHECK_THROWS_WITH(load_lab("/nonexistent/lab.toml"), Catch::Contains("/nonexistent/lab.toml"));
 }
+
+TEST_CASE("a speed check may name the correctness check whose access report explains it") {
+  const std::string with =
+      replace(kGood, "requires = [\"square\"]", "requires = [\"square\"]\nexplain = \"square\"");
+  CHECK(parse_lab(with, "l", "x").checks[1].explain == "square");
+  CHECK(parse_lab(kGood, "l", "x").checks[1].explain.empty());
+  CHECK(error_of(replace(kGood, "requires = [\"square\"]", "requires = [\"square\"]\nexplain = \"fast\""))
+            .find("not an earlier correctness check's id") != std::string::npos);
+  CHECK(error_of(replace(kGood, "points = 20", "points = 20\nexplain = \"square\""))
+            .find("explain is for speed checks") != std::string::npos);
+}

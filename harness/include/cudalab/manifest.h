@@ -35,8 +35,12 @@ struct CheckSpec {
   // process (cudalab/evidence.h): "values" or "memory".
   std::string judge = "values";
   double points = 0;
-  double timeout_s = 0;                   // 0: the lab's default
-  std::vector<std::string> required;      // lab.toml's "requires": ids that must pass for this one to count
+  double timeout_s = 0;               // 0: the lab's default
+  std::vector<std::string> required;  // lab.toml's "requires": ids that must pass for this one to count
+  // Speed checks: an earlier correctness check whose CPU-mode run with simt's
+  // access report explains a kernel too slow (bank conflicts, uncoalesced
+  // accesses, or neither: the launch). Empty: none.
+  std::string explain;
   std::map<std::string, double> numbers;  // thresholds: min_ratio, ...
   std::optional<Credit> credit;
   std::string source;  // "labs/03_tiling/lab.toml:27" for messages

@@ -1,0 +1,142 @@
+#include "explain.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "checks.h"
+#include "cudalab/replay.h"
+
+namespace cudalab {
+
+namespace {
+
+// At or above this, a shared access's conflicts cost more than the access
+// (2 conflicts: three passes instead of one); a padded tile counts 0.
+constexpr double kConflicting = 1.0;
+// Sectors per request this many times the ideal: uncoalesced.
+constexpr double kScattered = 1.5;
+
+struct Line {
+  std::string where, function, space, op;
+  double requests = 0, conflicts = 0, sectors = 0, ideal = 0;
+};
+
+std::string where_of(const nlohmann::json& j) {
+  const std::string file = j.value("file", "?");
+  const int line = j.value("line", 0);
+  // simt names files by their full path; the student knows their file by name.
+  const auto slash = file.find_last_of('/');
+  const std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
+  return line > 0 && name != "?" ? fmt::format("{}:{}", name, line) : std::string();
+}
+
+}  // namespace
+
+std::string access_lead(const std::string& report_json, const std::string& launch) {
+  const auto doc = nlohmann::json::parse(report_json, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("lines") || !doc["lines"].is_array()) return {};
+  std::vector<Line> lines;
+  for (const auto& j : doc["lines"]) {
+    if (!j.is_object()) continue;
+    Line l;
+    l.where = where_of(j);
+    l.function = j.value("function", "");
+    l.space = j.value("space", "");
+    l.op = j.value("op", "");
+    l.requests = j.value("requests", 0.0);
+    l.conflicts = j.value("bank_conflicts_per_request", 0.0);
+    l.sectors = j.value("sectors_per_request", 0.0);
+    l.ideal = l.requests > 0 ? j.value("ideal_sectors", 0.0) / l.requests : 0;
+    if (l.requests > 0) lines.push_back(l);
+  }
+  if (lines.empty()) return {};
+  const auto at = [](const Line& l) {
+    std::string s = fmt::format("the {} {}", l.space, l.op);
+    if (!l.where.empty()) s += " at " + l.where;
+    if (!l.function.empty() && l.function != "??") s += " in " + l.function;
+    return s;
+  };
+  const std::string yours = launch.empty() ? "" : " (your launch: " + launch + ")";
+  const Line* worst_shared = nullptr;
+  const Line* worst_global = nullptr;
+  for (const auto& l : lines) {
+    if (l.space == "shared" && (!worst_shared || l.conflicts > worst_shared->conflicts)) worst_shared = &l;
+    if (l.space == "global" && l.ideal > 0 &&
+        (!worst_global || l.sectors / l.ideal > worst_global->sectors / worst_global->ideal))
+      worst_global = &l;
+  }
+  if (worst_shared && worst_shared->conflicts >= kConflicting)
+    return fmt::format(
+        "shared-memory bank conflicts: {} averages {:.1f} bank conflicts per request (CPU mode's count on "
+        "your "
+        "kernel; 0 is none, 31 is a 32-way conflict), so each of those accesses takes up to {:.0f} passes "
+        "instead of one. The threads of a warp reach the same bank: reading a column of a float tile[32][32] "
+        "does; pad the shared array by one column, tile[TILE][TILE + 1], so that a column spreads over all "
+        "32 "
+        "banks",
+        at(*worst_shared), worst_shared->conflicts, worst_shared->conflicts + 1);
+  if (worst_global && worst_global->sectors >= kScattered * worst_global->ideal)
+    return fmt::format(
+        "uncoalesced global memory accesses: {} averages {:.1f} 32-byte sectors per request where {:.1f} "
+        "would "
+        "do (CPU mode's count on your kernel): consecutive threads of a warp should touch consecutive "
+        "addresses{}",
+        at(*worst_global), worst_global->sectors, worst_global->ideal, yours);
+  if (worst_shared)
+    return fmt::format(
+        "not the memory pattern: CPU mode counts no bank conflicts (at most {:.1f} per shared request) and "
+        "every global access at its ideal sectors, so the tile is padded and the accesses coalesce. What "
+        "costs is how the work is launched{}: look at the block's shape and the elements each thread moves "
+        "(a block of 32 x 32 threads moving one element each keeps fewer loads in flight per thread than "
+        "32 x 8 threads moving four)",
+        worst_shared->conflicts, yours);
+  return fmt::format(
+      "the kernel uses no shared memory (CPU mode's access report counts none), and its global accesses "
+      "coalesce{}: stage the tile through shared memory so that both the reads and the writes run along rows",
+      yours);
+}
+
+std::string describe_traced_launch(const std::string& trace_json) {
+  replay::Trace t;
+  std::string error;
+  if (!replay::from_json(trace_json, t, error) || t.launches.empty()) return {};
+  const replay::Launch& l = t.launches.front();
+  std::string s = fmt::format("grid ({}, {}, {}), block ({}, {}, {})", l.grid[0], l.grid[1], l.grid[2],
+                              l.block[0], l.block[1], l.block[2]);
+  if (t.launches.size() > 1) s += fmt::format(", and {} more launches", t.launches.size() - 1);
+  return s;
+}
+
+bool timed_and_failed(const CheckResult& r) {
+  return r.verdict == "fail" && std::any_of(r.measurements.begin(), r.measurements.end(),
+                                            [](const Measurement& m) { return m.key == "ratio"; });
+}
+
+std::string explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
+                              const std::filesystem::path& access_binary, const std::filesystem::path& report,
+                              const std::string& launch) {
+  RunContext ac = ctx;
+  ac.binary = access_binary;
+  ac.sanitizer.clear();
+  ac.reference_evidence.clear();
+  ac.evidence_out.clear();
+  ac.reference_s = 0;
+  ac.trace_out.clear();
+  ac.replay_trace.clear();
+  ac.replay_code.clear();
+  ac.access_out = report;
+  run_check(ac, lab, by);
+  std::ifstream in(report, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  in.close();
+  std::error_code ec;
+  std::filesystem::remove(report, ec);
+  return access_lead(text.str(), launch);
+}
+
+}  // namespace cudalab
