@@ -131,22 +131,6 @@ void judge_evidence(const std::filesystem::path& student, const std::filesystem:
 
 }  // namespace
 
-// A program's real file, found in PATH as the shell would (empty if none).
-static std::filesystem::path program_in_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path && *path ? path : "/usr/bin:/bin";
-  std::error_code ec;
-  for (std::size_t start = 0; start <= dirs.size();) {
-    std::size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::filesystem::path candidate = std::filesystem::path(dirs.substr(start, end - start)) / name;
-    start = end + 1;
-    if (candidate.is_absolute() && std::filesystem::is_regular_file(candidate, ec))
-      return std::filesystem::canonical(candidate, ec);
-  }
-  return {};
-}
-
 double check_limit(double reference_s, double cap_s, bool speed) {
   if (reference_s <= 0) return cap_s;
   const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
@@ -374,7 +358,7 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
       // /bin/sh, then addr2line), so the access run may start those two.
       box.allow_fork = true;
       for (const char* tool : {"sh", "addr2line"})
-        if (const auto found = program_in_path(tool); !found.empty()) box.exec.push_back(found);
+        if (const auto found = programs_in_path(tool); !found.empty()) box.exec.push_back(found.front());
     }
     opt.argv = sandboxed_argv(box, opt.argv);
   } catch (const std::exception& e) {

@@ -71,20 +71,17 @@ std::string access_lead(const std::string& report_json, const std::string& launc
   }
   if (worst_shared && worst_shared->conflicts >= kConflicting)
     return fmt::format(
-        "shared-memory bank conflicts: {} averages {:.1f} bank conflicts per request (CPU mode's count on "
-        "your "
-        "kernel; 0 is none, 31 is a 32-way conflict), so each of those accesses takes up to {:.0f} passes "
-        "instead of one. The threads of a warp reach the same bank: reading a column of a float tile[32][32] "
-        "does; pad the shared array by one column, tile[TILE][TILE + 1], so that a column spreads over all "
-        "32 "
-        "banks",
+        "shared-memory bank conflicts: {} averages {:.1f} bank conflicts per request (CPU mode's count "
+        "on your kernel; 0 is none, 31 is a 32-way conflict), so each of those accesses takes up to {:.0f} "
+        "passes instead of one. The threads of a warp reach the same bank: reading a column of a float "
+        "tile[32][32] does; pad the shared array by one column, tile[TILE][TILE + 1], so that a column "
+        "spreads over all 32 banks",
         at(*worst_shared), worst_shared->conflicts, worst_shared->conflicts + 1);
   if (worst_global && worst_global->sectors >= kScattered * worst_global->ideal)
     return fmt::format(
-        "uncoalesced global memory accesses: {} averages {:.1f} 32-byte sectors per request where {:.1f} "
-        "would "
-        "do (CPU mode's count on your kernel): consecutive threads of a warp should touch consecutive "
-        "addresses{}",
+        "uncoalesced global memory accesses: {} averages {:.1f} 32-byte sectors per request where "
+        "{:.1f} would do (CPU mode's count on your kernel): consecutive threads of a warp should touch "
+        "consecutive addresses{}",
         at(*worst_global), worst_global->sectors, worst_global->ideal, yours);
   if (worst_shared)
     return fmt::format(
@@ -116,9 +113,9 @@ bool timed_and_failed(const CheckResult& r) {
                                             [](const Measurement& m) { return m.key == "ratio"; });
 }
 
-std::string explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
-                              const std::filesystem::path& access_binary, const std::filesystem::path& report,
-                              const std::string& launch) {
+void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
+                       const std::filesystem::path& access_binary, const std::filesystem::path& report,
+                       const std::string& launch, CheckResult& r) {
   RunContext ac = ctx;
   ac.binary = access_binary;
   ac.sanitizer.clear();
@@ -136,7 +133,8 @@ std::string explain_by_access(const RunContext& ctx, const LabSpec& lab, const C
   in.close();
   std::error_code ec;
   std::filesystem::remove(report, ec);
-  return access_lead(text.str(), launch);
+  if (const std::string lead = access_lead(text.str(), launch); !lead.empty())
+    r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
 }
 
 }  // namespace cudalab

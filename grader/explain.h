@@ -32,10 +32,11 @@ bool timed_and_failed(const CheckResult& r);
 
 // Runs `by` (the speed check's `explain` check) with the lab's access build
 // `access_binary` in the context `ctx` (its binary, evidence and timing
-// fields are replaced), the report written to `report` and removed after;
-// returns access_lead's lead, or "" where nothing was recorded.
-std::string explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
-                              const std::filesystem::path& access_binary, const std::filesystem::path& report,
-                              const std::string& launch);
+// fields are replaced), the report written to `report` and removed after,
+// and puts access_lead's lead first in r's failures as "Diagnosis: ...".
+// Where nothing was recorded r is left as it was.
+void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
+                       const std::filesystem::path& access_binary, const std::filesystem::path& report,
+                       const std::string& launch, CheckResult& r);
 
 }  // namespace cudalab

@@ -516,10 +516,8 @@ void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const Check
   bool ok = false;
   build_lab(lab.id + "-tests-access", slot, ok);
   if (!ok) return;
-  const std::string lead =
-      explain_by_access(ctx, lab, *by, build(slot) / "labs" / (lab.id + "-tests-access"),
-                        ctx.work_dir / fmt::format("{}-{}-{}-access.json", lab.id, by->id, getpid()), launch);
-  if (!lead.empty()) r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
+  explain_by_access(ctx, lab, *by, build(slot) / "labs" / (lab.id + "-tests-access"),
+                    ctx.work_dir / fmt::format("{}-{}-{}-access.json", lab.id, by->id, getpid()), launch, r);
 }
 
 bool Grader::prepare(std::string& error) {

@@ -417,10 +417,8 @@ int cmd_test(const TestArgs& a) {
       const std::string access_target = lab.id + "-tests-access";
       if (!cpu && by && a.sanitize.empty() && timed_and_failed(ran[i]) && target_exists(access_target) &&
           (a.no_build || build_targets({access_target}, a.verbose))) {
-        const std::string lead =
-            explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
-                              ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "");
-        if (!lead.empty()) ran[i].failures.insert(ran[i].failures.begin(), "Diagnosis: " + lead + ".");
+        explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
+                          ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", ran[i]);
       }
       results.push_back(std::move(ran[i]));
       if (a.access_report && check.kind == "correctness") {

@@ -49,18 +49,26 @@ fs::path sandbox_launcher() {
   return {};
 }
 
-fs::path compute_sanitizer_program() {
+std::vector<fs::path> programs_in_path(const std::string& name, const std::string& also) {
   const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
-  dirs += ":/usr/local/cuda/bin";
+  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  if (!also.empty()) dirs += ":" + also;
+  std::vector<fs::path> found;
   std::error_code ec;
   for (std::size_t start = 0; start <= dirs.size();) {
     const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / "compute-sanitizer";
+    const fs::path candidate = fs::path(dirs.substr(start, end - start)) / name;
     start = end + 1;
     if (candidate.is_relative() || !fs::is_regular_file(candidate, ec)) continue;
     const fs::path real = fs::canonical(candidate, ec);
-    if (ec) continue;
+    if (!ec) found.push_back(real);
+  }
+  return found;
+}
+
+fs::path compute_sanitizer_program() {
+  std::error_code ec;
+  for (const fs::path& real : programs_in_path("compute-sanitizer", "/usr/local/cuda/bin")) {
     // bin/compute-sanitizer, a script, runs ../compute-sanitizer/compute-sanitizer.
     std::ifstream in(real, std::ios::binary);
     char head[2] = {};

@@ -67,6 +67,9 @@ std::vector<std::string> sandboxed_argv(const SandboxSpec& spec, const std::vect
 // shell script that runs readlink and dirname (which a confined check may
 // not run) and then this. Run it as argv[0] with its folder and the test
 // binary in SandboxSpec::exec and allow_fork set. Empty if not found.
+// The real files (symbolic links resolved) named `name` in PATH, then in
+// `also` (more folders, ':'-separated), in that order.
+std::vector<std::filesystem::path> programs_in_path(const std::string& name, const std::string& also = "");
 std::filesystem::path compute_sanitizer_program();
 
 // cudalab-sandbox: next to the running executable, else where this build put
