@@ -137,4 +137,87 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
     r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
 }
 
+namespace {
+
+constexpr const char* kLead = "Diagnosis: ";
+constexpr double kSecondLookLimit_s = 90;
+constexpr const char* kBarrierLead = "Diagnosis: a __syncthreads() that some threads never reach";
+
+std::vector<std::string>::const_iterator lead_of(const CheckResult& r) {
+  return std::find_if(r.failures.begin(), r.failures.end(),
+                      [](const std::string& f) { return f.rfind(kLead, 0) == 0; });
+}
+
+bool starts(const std::string& s, const std::string& prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+// The check's run with nothing of the grader's judging or timing: only its
+// messages matter.
+RunContext plain(const RunContext& ctx) {
+  RunContext c = ctx;
+  c.sanitizer.clear();
+  c.reference_evidence.clear();
+  c.evidence_out.clear();
+  c.reference_s = 0;
+  c.trace_out.clear();
+  c.replay_trace.clear();
+  c.replay_code.clear();
+  c.access_out.clear();
+  // Words, not points: a second look never holds a grade for long.
+  if (c.max_timeout_s <= 0 || c.max_timeout_s > kSecondLookLimit_s) c.max_timeout_s = kSecondLookLimit_s;
+  return c;
+}
+
+}  // namespace
+
+SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck) {
+  if (r.verdict != "fail" || r.kind != "correctness") return SecondOpinion::none;
+  const auto lead = lead_of(r);
+  if (lead == r.failures.end()) return SecondOpinion::none;
+  if (starts(*lead, std::string(kLead) + "the launch fails")) return SecondOpinion::none;
+  if (starts(*lead, std::string(kLead) + "a race between threads"))
+    return have_racecheck ? SecondOpinion::racecheck : SecondOpinion::none;
+  if (starts(*lead, kBarrierLead)) return SecondOpinion::none;  // CPU mode's own finding already
+  return SecondOpinion::cpu_mode;
+}
+
+bool merge_racecheck(const CheckResult& s, CheckResult& r) {
+  if (s.failures.empty() || !starts(s.failures.front(), "compute-sanitizer")) return false;
+  const auto lead = lead_of(r);
+  if (lead == r.failures.end()) return false;
+  const auto at = r.failures.begin() + (lead - r.failures.cbegin()) + 1;
+  r.failures.insert(at, "racecheck on the small shapes of this check: " + s.failures.front());
+  return true;
+}
+
+bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
+  const auto seen = lead_of(cpu);
+  if (seen == cpu.failures.end() || !starts(*seen, kBarrierLead)) return false;
+  const auto lead = lead_of(r);
+  if (lead == r.failures.end()) return false;
+  std::string text = *seen;
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  text +=
+      ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the threads that "
+      "skip the barrier only leave stale shared memory, which looks like a boundary or coverage problem.)";
+  // One lead: the GPU's (a boundary or coverage guess) gives way; the
+  // shapes and elements it found stay below as the detail.
+  r.failures[lead - r.failures.cbegin()] = text;
+  return true;
+}
+
+void second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
+                    const std::filesystem::path& cpu_binary, CheckResult& r) {
+  if (kind == SecondOpinion::racecheck) {
+    RunContext c = plain(ctx);
+    c.sanitizer = "racecheck";
+    merge_racecheck(run_check(c, lab, check), r);
+  } else if (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()) {
+    RunContext c = plain(ctx);
+    c.binary = cpu_binary;
+    merge_cpu_mode(run_check(c, lab, check), r);
+  }
+}
+
 }  // namespace cudalab

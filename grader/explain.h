@@ -39,4 +39,31 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
                        const std::filesystem::path& access_binary, const std::filesystem::path& report,
                        const std::string& launch, CheckResult& r);
 
+// A correctness check that failed on the GPU, where the GPU's evidence
+// leaves the cause open (issue 11): a second run that sees what the first
+// could not.
+//  - racecheck: the lead is a race and compute-sanitizer is installed. The
+//    check again under racecheck (the harness runs only its small shapes
+//    then), and the line it names goes right under the lead.
+//  - cpu_mode: any other lead but a failed launch (whose error and
+//    configuration say it all) or "not implemented yet". The check again in
+//    CPU mode, where simt sees the threads of a block that skip a
+//    __syncthreads() the others reach (`return` before the tile loop, the loop
+//    inside `if (row < M && col < N)`): on a GPU they only leave stale shared
+//    memory, which reads as a boundary or coverage problem. Where CPU mode
+//    sees that, it becomes the lead; otherwise the GPU's lead stands.
+enum class SecondOpinion { none, racecheck, cpu_mode };
+// Which one a failed check's result calls for. Host-only (tested).
+SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck);
+// The merges, host-only (tested): racecheck's result `s` (its first failure
+// is the sanitizer's report) under r's lead; CPU mode's result `cpu` whose
+// lead, where it is the skipped barrier, replaces r's. True if r changed.
+bool merge_racecheck(const CheckResult& s, CheckResult& r);
+bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r);
+// Runs the second opinion `kind` of `check` in `ctx` (its evidence and timing
+// fields cleared; for cpu_mode its binary replaced by `cpu_binary`) and
+// merges it into r.
+void second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
+                    const std::filesystem::path& cpu_binary, CheckResult& r);
+
 }  // namespace cudalab

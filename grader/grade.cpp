@@ -13,6 +13,7 @@
 #include "explain.h"
 #include "policy.h"
 #include "process.h"
+#include "sandbox.h"
 #include "submission.h"
 
 namespace fs = std::filesystem;
@@ -520,6 +521,21 @@ void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const Check
                     ctx.work_dir / fmt::format("{}-{}-{}-access.json", lab.id, by->id, getpid()), launch, r);
 }
 
+void Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                         CheckResult& r) {
+  const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
+  if (kind == SecondOpinion::none) return;
+  fs::path cpu_binary;
+  if (kind == SecondOpinion::cpu_mode) {
+    // Built only now: most submissions never need it.
+    bool ok = false;
+    build_lab(lab.id + "-tests-cpu", slot, ok);
+    if (!ok) return;
+    cpu_binary = build(slot) / "labs" / (lab.id + "-tests-cpu");
+  }
+  second_opinion(ctx, lab, check, kind, cpu_binary, r);
+}
+
 bool Grader::prepare(std::string& error) {
   if (!ensure_configured(0, error)) return false;
   sync_overlay(nullptr, 0);
@@ -724,6 +740,7 @@ SubmissionGrade Grader::run(Staged st) {
                           : run_check(cc, *lab.spec, check);
       if (check.kind == "speed" && !g.cpu_mode && !check.explain.empty())
         explain_slow(ctx, *lab.spec, check, st.slot, launch, r);
+      if (g.gpu && check.kind == "correctness") second_look(ctx, *lab.spec, check, st.slot, r);
       // Under the sanitizers too: a kernel can be right by luck (a race that
       // did not bite, a read past the end that found harmless values).
       for (const auto& tool : cfg_.sanitizers) {

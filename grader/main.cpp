@@ -420,6 +420,16 @@ int cmd_test(const TestArgs& a) {
         explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
                           ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", ran[i]);
       }
+      // Failed on the GPU where its evidence leaves the cause open: racecheck
+      // or CPU mode takes a second look, as the grader does (explain.h).
+      if (!cpu && a.sanitize.empty()) {
+        const SecondOpinion kind = second_opinion_for(ran[i], !compute_sanitizer_program().empty());
+        const std::string cpu_target = lab.id + "-tests-cpu";
+        if (kind == SecondOpinion::racecheck ||
+            (kind == SecondOpinion::cpu_mode && target_exists(cpu_target) &&
+             (a.no_build || build_targets({cpu_target}, a.verbose))))
+          second_opinion(ctx, lab, check, kind, kBuildRoot / "labs" / cpu_target, ran[i]);
+      }
       results.push_back(std::move(ran[i]));
       if (a.access_report && check.kind == "correctness") {
         if (cpu) {
@@ -724,7 +734,8 @@ int cmd_grade(const GradeArgs& a) {
   return !todo.empty() && !any_gpu ? kNoGpu : kOk;
 }
 
-int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path, bool cpu) {
+int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path, bool cpu,
+               const fs::path& cpu_binary) {
   if (sandbox_missing()) return kUsage;
   LabSpec lab;
   ExpectFile ex;
@@ -760,7 +771,14 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     const Expectation* expected = ex.find(check.id);
     if (!expected) continue;
     const Expectation& e = *expected;
-    const CheckResult r = run_check(ctx, lab, check);
+    CheckResult r = run_check(ctx, lab, check);
+    // On the GPU, the second look the grader takes at a failed check
+    // (explain.h), with the variant's CPU-mode build where one is given.
+    if (!cpu) {
+      const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
+      if (kind == SecondOpinion::racecheck || (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()))
+        second_opinion(ctx, lab, check, kind, cpu_binary, r);
+    }
     if (r.verdict == "skipped") {
       ++skipped;
       fmt::print("{:<20} {:<9} {:<9} {}\n", e.check_id, e.verdict, "skipped",
@@ -992,6 +1010,10 @@ int main(int argc, char** argv) {
   bool expect_cpu = false;
   expect->add_flag("--cpu", expect_cpu,
                    "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
+  std::string expect_cpu_binary;
+  expect->add_option("--cpu-binary", expect_cpu_binary,
+                     "the same student files built for CPU mode: a correctness check that fails on the GPU "
+                     "gets the grader's second look there");
 
   const ReleaseCommand release = add_release_command(app);
   const CalibrateCommand calibrate = add_calibrate_command(app, kSourceRoot, kBuildRoot);
@@ -1014,7 +1036,7 @@ int main(int argc, char** argv) {
       meson_args.insert(meson_args.end(), extras.begin(), extras.end());
       return cmd_selftest(meson_args);
     }
-    if (*expect) return cmd_expect(binary, lab_toml, expect_path, expect_cpu);
+    if (*expect) return cmd_expect(binary, lab_toml, expect_path, expect_cpu, expect_cpu_binary);
     if (release.selected()) return release.run();
     if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "checks.h"
 #include "cudalab/catch.h"
 #include "cudalab/replay.h"
 #include "explain.h"
@@ -86,4 +87,85 @@ TEST_CASE("the traced launch is described by its grid and block") {
   CHECK(describe_traced_launch(replay::to_json(t)) ==
         "grid (256, 256, 1), block (32, 32, 1), and 1 more launches");
   CHECK(describe_traced_launch("{}").empty());
+}
+
+// --- second opinions on a correctness check that failed on the GPU ---------
+
+namespace {
+
+CheckResult failed_with(std::vector<std::string> failures) {
+  CheckResult r;
+  r.id = "ragged", r.kind = "correctness", r.verdict = "fail";
+  r.failures = std::move(failures);
+  return r;
+}
+
+const std::string kBoundaryLead =
+    "Diagnosis: the boundary checks. Right on every shape where M, N and K are multiples of 16, wrong on "
+    "every shape where one is not (K=9 at M=17 N=33 K=9).";
+const std::string kBarrierLead =
+    "Diagnosis: a __syncthreads() that some threads never reach: at M=17 N=33 K=9, 17 threads of block (1, "
+    "1, 0) returned before the __syncthreads() at matmul_tiled.cu:40. Those threads load no part of the "
+    "tile.";
+
+}  // namespace
+
+TEST_CASE("a boundary-looking failure on the GPU gets a second look in CPU mode, a race one from racecheck") {
+  CHECK(second_opinion_for(failed_with({kBoundaryLead, "C[0][0] is wrong"}), true) ==
+        SecondOpinion::cpu_mode);
+  CHECK(second_opinion_for(failed_with({"Diagnosis: a race between threads. Run twice ..."}), true) ==
+        SecondOpinion::racecheck);
+  // Without compute-sanitizer a race keeps its lead: CPU mode cannot see one.
+  CHECK(second_opinion_for(failed_with({"Diagnosis: a race between threads. Run twice ..."}), false) ==
+        SecondOpinion::none);
+  // A failed launch names its error and configuration: nothing to add.
+  CHECK(second_opinion_for(failed_with({"Diagnosis: the launch fails at N=1 (invalid configuration)"}),
+                           true) == SecondOpinion::none);
+  // Passing checks, speed checks and failures without a lead are left alone.
+  CheckResult pass = failed_with({});
+  pass.verdict = "pass";
+  CHECK(second_opinion_for(pass, true) == SecondOpinion::none);
+  CheckResult speed = failed_with({kBoundaryLead});
+  speed.kind = "speed";
+  CHECK(second_opinion_for(speed, true) == SecondOpinion::none);
+  CHECK(second_opinion_for(failed_with({"not implemented yet"}), true) == SecondOpinion::none);
+}
+
+TEST_CASE("CPU mode's skipped barrier replaces the GPU's boundary guess as the one lead") {
+  CheckResult r = failed_with({kBoundaryLead, "at M=17 N=33 K=9: 561 of 561 elements of C wrong"});
+  CheckResult cpu = failed_with({kBarrierLead, "at M=17 N=33 K=9: ..."});
+  REQUIRE(merge_cpu_mode(cpu, r));
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].rfind("Diagnosis: a __syncthreads() that some threads never reach: at M=17", 0) == 0);
+  CHECK(r.failures[0].find("Seen in CPU mode") != std::string::npos);
+  CHECK(r.failures[1] == "at M=17 N=33 K=9: 561 of 561 elements of C wrong");
+  int leads = 0;
+  for (const auto& f : r.failures) leads += f.rfind("Diagnosis: ", 0) == 0;
+  CHECK(leads == 1);
+}
+
+TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was") {
+  CheckResult r = failed_with({kBoundaryLead, "detail"});
+  const CheckResult before = r;
+  CHECK_FALSE(merge_cpu_mode(failed_with({kBoundaryLead}), r));
+  CHECK_FALSE(merge_cpu_mode(failed_with({"the check crashed"}), r));
+  CheckResult passed = failed_with({});
+  passed.verdict = "pass";
+  CHECK_FALSE(merge_cpu_mode(passed, r));
+  CHECK(r.failures == before.failures);
+}
+
+TEST_CASE("racecheck's report goes right under the race lead, and nothing else does") {
+  CheckResult r =
+      failed_with({"Diagnosis: a race between threads. Run twice at M=64 N=64 K=64 ...", "detail"});
+  CheckResult s =
+      failed_with({"compute-sanitizer (racecheck): Race reported between Write access at "
+                   "matmul_tiled_kernel(...)+0x1f0 in matmul_tiled.cu:40 and Read access at ...:43"});
+  REQUIRE(merge_racecheck(s, r));
+  REQUIRE(r.failures.size() == 3);
+  CHECK(r.failures[1].find("matmul_tiled.cu:40") != std::string::npos);
+  CHECK(r.failures[2] == "detail");
+  // racecheck that reported nothing (its run failed the ordinary way) adds nothing.
+  CHECK_FALSE(merge_racecheck(failed_with({"Diagnosis: a race ..."}), r));
+  CHECK(r.failures.size() == 3);
 }
