@@ -212,6 +212,7 @@ void second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
   if (kind == SecondOpinion::racecheck) {
     RunContext c = plain(ctx);
     c.sanitizer = "racecheck";
+    c.max_timeout_s /= 10;  // run_check gives a sanitizer ten times the check's limit
     merge_racecheck(run_check(c, lab, check), r);
   } else if (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()) {
     RunContext c = plain(ctx);

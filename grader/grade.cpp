@@ -6,8 +6,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "cudalab/replay.h"
 #include "explain.h"
@@ -124,6 +127,7 @@ fs::path Grader::build(int slot) const {
 }
 
 std::string Grader::build_reference(const LabSpec& lab, bool cpu_mode) {
+  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
   const std::string target = lab.id + (cpu_mode ? "-tests-cpu" : "-tests");
   if (auto it = reference_built_.find(target); it != reference_built_.end()) return it->second;
   std::string& result = reference_built_[target];
@@ -191,6 +195,7 @@ void write_seconds(const fs::path& file, double seconds) {
 
 fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
                                     bool cpu_mode, std::string& error, double* seconds) {
+  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
   error = build_reference(lab, cpu_mode);
   if (!error.empty()) return {};
   const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
@@ -227,6 +232,7 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
 
 double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
                                        bool cpu_mode) {
+  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
   if (!build_reference(lab, cpu_mode).empty()) return 0;
   const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
   const fs::path time_file =
@@ -674,6 +680,122 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
   return done();
 }
 
+std::vector<std::string> parse_gpus(const std::string& spec, int visible_count, const char* visible,
+                                    std::string& error) {
+  std::vector<std::string> names;  // what CUDA_VISIBLE_DEVICES calls GPU i
+  if (visible && *visible) {
+    std::stringstream in(visible);
+    for (std::string item; std::getline(in, item, ',');)
+      if (!item.empty()) names.push_back(item);
+  }
+  const auto name_of = [&](int i) {
+    return i < static_cast<int>(names.size()) ? names[i] : std::to_string(i);
+  };
+  std::vector<std::string> out;
+  if (visible_count <= 0) {
+    error = "--gpus: no GPU is usable here";
+    return out;
+  }
+  const auto is_number = [](const std::string& t) {
+    return !t.empty() && t.size() < 6 &&
+           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (spec == "all") {
+    for (int i = 0; i < visible_count; ++i) out.push_back(name_of(i));
+    return out;
+  }
+  if (spec.find(',') == std::string::npos && is_number(spec)) {
+    const int n = std::stoi(spec);
+    if (n < 1 || n > visible_count) {
+      error = fmt::format("--gpus {}: this machine has {} usable GPU{}", spec, visible_count,
+                          visible_count == 1 ? "" : "s");
+      return out;
+    }
+    for (int i = 0; i < n; ++i) out.push_back(name_of(i));
+    return out;
+  }
+  std::stringstream in(spec);
+  for (std::string item; std::getline(in, item, ',');) {
+    const std::string t = item.size() > 0 && item[0] == ' ' ? item.substr(1) : item;
+    if (!is_number(t) || std::stoi(t) >= visible_count) {
+      error = fmt::format(
+          "--gpus {}: '{}' is not a GPU here (\"all\", a count, or indices 0 to {} separated by commas)",
+          spec, t, visible_count - 1);
+      return {};
+    }
+    const std::string name = name_of(std::stoi(t));
+    if (std::find(out.begin(), out.end(), name) != out.end()) {
+      error = fmt::format("--gpus {}: GPU {} is named twice (one check at a time per GPU)", spec, t);
+      return {};
+    }
+    out.push_back(name);
+  }
+  if (out.empty()) error = "--gpus: no GPU named";
+  return out;
+}
+
+void grade_batch(
+    Grader& grader, std::size_t count, const std::vector<std::string>& gpus,
+    const std::function<Grader::Staged(std::size_t k, int slot)>& stage,
+    const std::function<void(std::size_t k, SubmissionGrade* grade, const std::string& error)>& done) {
+  const std::vector<std::string> devices = gpus.empty() ? std::vector<std::string>{""} : gpus;
+  std::mutex m;
+  std::size_t next = 0;
+  const auto take = [&]() -> std::optional<std::size_t> {
+    const std::lock_guard<std::mutex> lock(m);
+    if (next >= count) return std::nullopt;
+    return next++;
+  };
+  std::mutex report;
+  const auto worker = [&](std::size_t w) {
+    // Two slots per worker: its next submission builds in one while its GPU
+    // runs the checks of the one staged in the other.
+    const int slots[2] = {static_cast<int>(2 * w), static_cast<int>(2 * w + 1)};
+    int turn = 0;
+    struct Next {
+      std::size_t k;
+      std::future<Grader::Staged> staged;
+    };
+    const auto begin = [&](std::size_t k) {
+      const int slot = slots[turn];
+      turn ^= 1;
+      return Next{k, std::async(std::launch::async, [&stage, k, slot] { return stage(k, slot); })};
+    };
+    std::optional<Next> cur;
+    if (const auto k = take()) cur = begin(*k);
+    while (cur) {
+      std::optional<Next> after;
+      std::string error;
+      std::optional<SubmissionGrade> g;
+      try {
+        Grader::Staged st = cur->staged.get();
+        if (const auto k = take()) after = begin(*k);
+        st.gpu = devices[w];
+        g = grader.run(std::move(st));
+      } catch (const std::exception& e) {
+        error = e.what();
+        if (!after)
+          if (const auto k = take()) after = begin(*k);
+      }
+      {
+        const std::lock_guard<std::mutex> lock(report);
+        done(cur->k, g ? &*g : nullptr, error);
+      }
+      cur = std::move(after);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < devices.size(); ++w) threads.emplace_back(worker, w);
+  worker(0);
+  for (auto& t : threads) t.join();
+}
+
+std::size_t check_jobs(int configured, bool cpu_mode, unsigned cores) {
+  if (configured > 0) return static_cast<std::size_t>(configured);
+  const std::size_t n = std::max(1u, cores);
+  return cpu_mode ? n : std::min<std::size_t>(4, n);
+}
+
 SubmissionGrade Grader::run(Staged st) {
   const auto t0 = std::chrono::steady_clock::now();
   SubmissionGrade g = std::move(st.grade);
@@ -682,6 +804,11 @@ SubmissionGrade Grader::run(Staged st) {
     ProcessOptions probe;
     probe.argv = {(build(st.slot) / "harness" / "cudalab-gpuinfo").string()};
     probe.timeout_s = 60;
+    if (!st.gpu.empty()) {
+      std::map<std::string, std::string> env = minimal_environment();
+      env["CUDA_VISIBLE_DEVICES"] = st.gpu;
+      probe.env = env;
+    }
     const ProcessResult pr = run_process(probe);
     const auto info = nlohmann::json::parse(pr.output, nullptr, false);
     g.gpu = !info.is_discarded() && info.is_object() && info.value("usable", false);
@@ -695,6 +822,33 @@ SubmissionGrade Grader::run(Staged st) {
   ctx.work_dir = cfg_.work_dir / "records";
   ctx.clean_env = true;
   ctx.max_timeout_s = cfg_.course.check_timeout_s;
+  // This submission's GPU alone, for its checks and for the reference runs
+  // they cause (the reference's evidence does not depend on which GPU of a
+  // host ran it).
+  if (!st.gpu.empty()) ctx.extra_env.push_back("CUDA_VISIBLE_DEVICES=" + st.gpu);
+  // Three passes (issue 13: a warm grade spent most of its time starting one
+  // check after another):
+  //  1. the reference's evidence and time for every correctness check, one
+  //     at a time (kept from the batch's first submission: free after it);
+  //  2. the student's correctness checks of all labs side by side (they time
+  //     nothing; each still runs alone in its own confined process with its
+  //     own limit), then the second looks at those that failed;
+  //  3. the speed checks, one at a time, after every correctness check, so
+  //     that nothing else runs on the GPU while one is timed, and each sees
+  //     whether the checks it requires passed.
+  struct Pending {
+    std::size_t lab, check;
+    RunContext ctx;
+  };
+  std::vector<std::vector<std::optional<CheckResult>>> done(g.labs.size());
+  std::vector<Pending> correctness;
+  const auto unjudged = [](const CheckSpec& check, const std::string& why) {
+    CheckResult r;
+    r.id = check.id, r.name = check.name, r.kind = check.kind;
+    r.verdict = "error";
+    r.failures.push_back(why);
+    return r;
+  };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
     if (!st.ready[i]) continue;
@@ -703,58 +857,102 @@ SubmissionGrade Grader::run(Staged st) {
       lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
       continue;
     }
-    ctx.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
-    ctx.lab_toml = lab.spec->file;
     lab.status = "graded";
-    for (const auto& check : lab.spec->checks) {
-      RunContext cc = ctx;
-      // A speed check counts only when the correctness checks it requires
-      // passed (score.h): where one failed it is not timed at all, and says why.
-      if (const std::string failed = failed_requirement(check, lab.results); !failed.empty()) {
-        CheckResult r;
-        r.id = check.id, r.name = check.name, r.kind = check.kind;
-        r.verdict = "not_run";
-        r.failures.push_back("not timed: " + failed);
-        lab.results.push_back(std::move(r));
-        continue;
-      }
+    done[i].resize(lab.spec->checks.size());
+    RunContext lc = ctx;
+    lc.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
+    lc.lab_toml = lab.spec->file;
+    for (std::size_t c = 0; c < lab.spec->checks.size(); ++c) {
+      const CheckSpec& check = lab.spec->checks[c];
+      if (check.kind != "correctness") continue;
+      RunContext cc = lc;
       std::string no_judge;
-      if (check.kind == "speed") cc.reference_s = reference_speed_seconds(ctx, *lab.spec, check, g.cpu_mode);
-      if (check.kind == "correctness") {
-        cc.reference_evidence =
-            reference_evidence(ctx, *lab.spec, check, g.cpu_mode, no_judge, &cc.reference_s);
-        if (cc.reference_evidence.empty()) {
-          // Without the reference's outputs nothing can be judged: a pass
-          // from the test process alone is worth nothing.
-          CheckResult r;
-          r.id = check.id, r.name = check.name, r.kind = check.kind;
-          r.verdict = "error";
-          r.failures.push_back(no_judge);
-          lab.results.push_back(std::move(r));
-          continue;
-        }
+      cc.reference_evidence = reference_evidence(lc, *lab.spec, check, g.cpu_mode, no_judge, &cc.reference_s);
+      // Without the reference's outputs nothing can be judged: a pass from
+      // the test process alone is worth nothing.
+      if (cc.reference_evidence.empty())
+        done[i][c] = unjudged(check, no_judge);
+      else
+        correctness.push_back({i, c, cc});
+    }
+  }
+  {
+    std::vector<CheckResult> ran(correctness.size());
+    const std::size_t jobs = check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency());
+    std::size_t next = 0;
+    std::vector<std::future<void>> running;
+    while (next < correctness.size() || !running.empty()) {
+      while (next < correctness.size() && running.size() < jobs) {
+        const Pending* p = &correctness[next];
+        CheckResult* out = &ran[next++];
+        const LabSpec* spec = g.labs[p->lab].spec;
+        running.push_back(std::async(
+            std::launch::async, [p, out, spec] { *out = run_check(p->ctx, *spec, spec->checks[p->check]); }));
       }
-      std::string launch;
-      CheckResult r = check.kind == "speed" && !g.cpu_mode
-                          ? run_speed_check(cc, *lab.spec, check, st.slot, launch)
-                          : run_check(cc, *lab.spec, check);
-      if (check.kind == "speed" && !g.cpu_mode && !check.explain.empty())
-        explain_slow(ctx, *lab.spec, check, st.slot, launch, r);
-      if (g.gpu && check.kind == "correctness") second_look(ctx, *lab.spec, check, st.slot, r);
+      for (bool any = false; !any && !running.empty();)  // wait for the first to finish
+        for (auto it = running.begin(); it != running.end(); ++it)
+          if (it->wait_for(std::chrono::milliseconds(10)) == std::future_status::ready) {
+            it->get();
+            running.erase(it);
+            any = true;
+            break;
+          }
+    }
+    for (std::size_t k = 0; k < correctness.size(); ++k) {
+      const Pending& p = correctness[k];
+      const LabSpec& spec = *g.labs[p.lab].spec;
+      const CheckSpec& check = spec.checks[p.check];
+      CheckResult& r = ran[k];
+      RunContext plain = p.ctx;
+      plain.reference_evidence.clear();
+      plain.reference_s = 0;
+      if (g.gpu) second_look(plain, spec, check, st.slot, r);
       // Under the sanitizers too: a kernel can be right by luck (a race that
       // did not bite, a read past the end that found harmless values).
       for (const auto& tool : cfg_.sanitizers) {
-        if (!g.gpu || check.kind != "correctness" || !r.passed()) break;
-        RunContext sc = ctx;
+        if (!g.gpu || !r.passed()) break;
+        RunContext sc = plain;
         sc.sanitizer = tool;
-        const CheckResult s = run_check(sc, *lab.spec, check);
+        const CheckResult s = run_check(sc, spec, check);
         if (!s.failures.empty() && s.failures.front().rfind("compute-sanitizer", 0) == 0) {
           r.verdict = "fail";
           r.failures.insert(r.failures.begin(), s.failures.front());
         }
       }
-      lab.results.push_back(std::move(r));
+      done[p.lab][p.check] = std::move(r);
     }
+  }
+  for (std::size_t i = 0; i < g.labs.size(); ++i) {
+    LabGrade& lab = g.labs[i];
+    if (lab.status != "graded") continue;
+    RunContext lc = ctx;
+    lc.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
+    lc.lab_toml = lab.spec->file;
+    std::vector<CheckResult> correct;  // what the speed checks' requirements read
+    for (const auto& r : done[i])
+      if (r) correct.push_back(*r);
+    for (std::size_t c = 0; c < lab.spec->checks.size(); ++c) {
+      const CheckSpec& check = lab.spec->checks[c];
+      if (done[i][c]) continue;
+      // A speed check counts only when the correctness checks it requires
+      // passed (score.h): where one failed it is not timed at all, and says why.
+      if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
+        CheckResult r;
+        r.id = check.id, r.name = check.name, r.kind = check.kind;
+        r.verdict = "not_run";
+        r.failures.push_back("not timed: " + failed);
+        done[i][c] = std::move(r);
+        continue;
+      }
+      RunContext cc = lc;
+      cc.reference_s = reference_speed_seconds(lc, *lab.spec, check, g.cpu_mode);
+      std::string launch;
+      CheckResult r = !g.cpu_mode ? run_speed_check(cc, *lab.spec, check, st.slot, launch)
+                                  : run_check(cc, *lab.spec, check);
+      if (!g.cpu_mode && !check.explain.empty()) explain_slow(lc, *lab.spec, check, st.slot, launch, r);
+      done[i][c] = std::move(r);
+    }
+    for (auto& r : done[i]) lab.results.push_back(std::move(*r));
   }
   for (auto& lab : g.labs)
     if (lab.status != "graded") fill_unrun(lab);

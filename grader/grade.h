@@ -4,7 +4,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -57,7 +59,16 @@ struct GraderConfig {
   // the course does not set cpu_mode (`cudalab grade` unless --no-cpu): the
   // grade is then marked provisional.
   bool cpu_fallback = false;
+  // A submission's correctness checks run side by side, this many at once
+  // (0: automatic, check_jobs()). Speed checks always run alone.
+  int check_jobs = 0;
 };
+
+// How many correctness checks run at once: `configured` where > 0; else in
+// CPU mode one per core (simulated threads keep a core busy), on a GPU up to
+// 4 (their kernels take milliseconds; the processes' start, the inputs and
+// the CPU's expected values are the time, and four share a GPU well).
+std::size_t check_jobs(int configured, bool cpu_mode, unsigned cores);
 
 class Grader {
  public:
@@ -65,6 +76,9 @@ class Grader {
   struct Staged {
     SubmissionGrade grade;
     int slot = 0;
+    // The GPU its checks run on, as CUDA_VISIBLE_DEVICES names it ("" = the
+    // default device): a batch over several GPUs gives each submission one.
+    std::string gpu;
     std::vector<bool> ready;  // per lab: built and allowed; its checks still to run
     double seconds = 0;       // spent staging
   };
@@ -138,7 +152,32 @@ class Grader {
 
   GraderConfig cfg_;
   std::map<std::string, std::string> reference_built_;  // "<lab>-tests[-cpu]" -> "" or the error
+  // The reference's build, evidence and times are shared by every
+  // submission a batch grades at once (grade_batch): one at a time.
+  std::recursive_mutex reference_mutex_;
 };
+
+// The GPUs a batch grades on, from `--gpus`: "all" (every GPU the grader
+// sees), a count N (the first N) or a list "0,2" (indices among those it
+// sees). Each comes back as the CUDA_VISIBLE_DEVICES value that shows a check
+// that GPU alone: where the grader itself runs under CUDA_VISIBLE_DEVICES
+// (`visible`, e.g. "2,3" or GPU UUIDs), index i is its i-th entry. Empty with
+// `error` set when the spec is malformed or asks for a GPU that is not there.
+// Host-only (tested).
+std::vector<std::string> parse_gpus(const std::string& spec, int visible_count, const char* visible,
+                                    std::string& error);
+
+// Grades `count` submissions, `gpus.size()` at a time (one per GPU, gpus
+// empty: one, on the default device), each worker staging its next
+// submission in its own second slot while its GPU runs the current one.
+// `stage(k, slot)` stages submission k; `done(k, grade or nullptr, error)`
+// gets each result, one call at a time (never concurrently), in the order
+// they finish. A submission that throws is reported to `done` with the error
+// and the batch goes on.
+void grade_batch(
+    Grader& grader, std::size_t count, const std::vector<std::string>& gpus,
+    const std::function<Grader::Staged(std::size_t k, int slot)>& stage,
+    const std::function<void(std::size_t k, SubmissionGrade* grade, const std::string& error)>& done);
 
 // Fills score, max_score and each lab's points from its results. Host-only.
 void score_submission(SubmissionGrade& g);

@@ -473,6 +473,7 @@ struct GradeArgs {
   std::string seed;
   std::string work;                   // the grading build
   std::vector<std::string> sanitize;  // memcheck, racecheck, ...
+  std::string gpus;                   // --gpus: all, N or a list; empty: the default GPU
   bool force = false, verbose = false, prepare = false;
   bool no_cpu = false;  // without a GPU, grade nothing unless course.toml sets cpu_mode
 };
@@ -666,42 +667,51 @@ int cmd_grade(const GradeArgs& a) {
       todo.push_back(i);
     }
   }
-  // Pipeline: while the GPU runs submission k's checks, one at a time, the
-  // CPU builds submission k+1 in the other slot.
+  // Several GPUs (--gpus): a submission per GPU at a time, each staging its
+  // next in its own slot while its GPU runs the current one (grade_batch).
+  std::vector<std::string> gpus;
+  if (!a.gpus.empty() && !todo.empty()) {
+    const GpuProbe gpu = probe_gpu(/*build=*/true);
+    std::string error;
+    gpus = parse_gpus(a.gpus, gpu.usable ? gpu.info.value("device_count", 1) : 0,
+                      std::getenv("CUDA_VISIBLE_DEVICES"), error);
+    if (gpus.empty()) {
+      fmt::print(stderr, "cudalab: {}\n", error);
+      return kUsage;
+    }
+    fmt::print("grading on {} GPU{} ({})\n", gpus.size(), gpus.size() == 1 ? "" : "s", fmt::join(gpus, ", "));
+  }
   bool any_gpu = false;
   const auto t0 = std::chrono::steady_clock::now();
-  auto stage = [&](std::size_t k) {
-    const std::size_t i = todo[k];
-    return std::async(std::launch::async, [&grader, &entries, i, k] {
-      return grader.stage(entries[i], submission_id(entries[i]), static_cast<int>(k % 2));
-    });
-  };
-  std::future<Grader::Staged> next;
-  if (!todo.empty()) next = stage(0);
-  for (std::size_t k = 0; k < todo.size(); ++k) {
-    const std::size_t i = todo[k];
-    const std::string id = submission_id(entries[i]);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::string eta = k ? fmt::format(", ETA {:.0f} s", elapsed / k * (todo.size() - k)) : "";
-    fmt::print("[{}/{}] grading {}{} ...\n", i + 1, entries.size(), id, eta);
-    std::fflush(stdout);
-    SubmissionGrade g;
-    try {
-      Grader::Staged st = next.get();
-      if (k + 1 < todo.size()) next = stage(k + 1);
-      g = grader.run(std::move(st));
-    } catch (const std::exception& e) {
-      if (k + 1 < todo.size() && !next.valid()) next = stage(k + 1);
-      fmt::print(stderr, "  {}: internal error: {}\n", id, e.what());
-      rows[i] = fmt::format("{},0.00,0,{}error", csv_field(id), std::string(labs.size(), ','));
-      continue;  // a failing submission never stops the batch
-    }
-    any_gpu |= g.gpu || (g.cpu_mode && !g.provisional);
-    write_exports(g, labs, out / id);
-    rows[i] = csv_row(g);
-    rows[i].pop_back();
-    fmt::print("  {:.2f} / {:g}\n", g.score, g.max_score);
-  }
+  std::size_t finished = 0;
+  grade_batch(
+      grader, todo.size(), gpus,
+      [&](std::size_t k, int slot) {
+        const std::size_t i = todo[k];
+        return grader.stage(entries[i], submission_id(entries[i]), slot);
+      },
+      [&](std::size_t k, SubmissionGrade* g, const std::string& error) {
+        const std::size_t i = todo[k];
+        const std::string id = submission_id(entries[i]);
+        ++finished;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const std::string eta =
+            finished < todo.size()
+                ? fmt::format(", ETA {:.0f} s", elapsed / finished * (todo.size() - finished))
+                : "";
+        if (!g) {
+          fmt::print(stderr, "[{}/{}] {}: internal error: {}\n", i + 1, entries.size(), id, error);
+          rows[i] = fmt::format("{},0.00,0,{}error", csv_field(id), std::string(labs.size(), ','));
+          return;  // a failing submission never stops the batch
+        }
+        any_gpu |= g->gpu || (g->cpu_mode && !g->provisional);
+        write_exports(*g, labs, out / id);
+        rows[i] = csv_row(*g);
+        rows[i].pop_back();
+        fmt::print("[{}/{}] {}: {:.2f} / {:g} ({:.0f} s{})\n", i + 1, entries.size(), id, g->score,
+                   g->max_score, g->seconds, eta);
+        std::fflush(stdout);
+      });
   std::string csv = csv_header(labs);
   std::map<std::string, Distribution> per_lab;
   Distribution total;
@@ -980,6 +990,9 @@ int main(int argc, char** argv) {
   grade->add_option("--seed", ga.seed, "seed for the inputs (default: the course's grading seed)");
   grade->add_option("--work-dir", ga.work, "the grading build folder (default build-grade/)");
   grade->add_flag("--force", ga.force, "grade again submissions a batch graded before");
+  grade->add_option("--gpus", ga.gpus,
+                    "with --batch: grade on several GPUs at once, a submission per GPU: all, a count, or a "
+                    "list of indices (0,2)");
   grade
       ->add_option("--sanitize", ga.sanitize,
                    "also run each passing correctness check under these compute-sanitizer tools "

@@ -57,6 +57,7 @@ GpuInfo probe() {
   cudaRuntimeGetVersion(&info.runtime_version);
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
+  info.device_count = err == cudaSuccess ? count : 0;
   if (err != cudaSuccess || count == 0) {
     switch (err) {
       case cudaSuccess:

@@ -14,6 +14,7 @@ int main() {
                       {"runtime", cudalab::cuda_version_string(g.runtime_version)}};
   if (g.usable) {
     j.update({{"name", g.name},
+              {"device_count", g.device_count},
               {"compute_capability", g.compute_capability()},
               {"sm_count", g.sm_count},
               {"global_mem_gib", g.global_mem_bytes / double(1 << 30)},

@@ -1,6 +1,11 @@
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
 #include "expect.h"
+#include "grade.h"
 #include "score.h"
 
 using namespace cudalab;
@@ -83,4 +88,76 @@ ragged = { verdict = "fail", says = "boundary" }
   CHECK_FALSE(f.find("memory"));
   CHECK_THROWS_WITH(parse_expect("[expect]\nx = \"passes\"\n", "e.toml"), Catch::Contains("verdict must be"));
   CHECK(contains_phrase("Look at the Boundary checks", "boundary"));
+}
+
+TEST_CASE("a submission's correctness checks run side by side: one per core in CPU mode, four on a GPU") {
+  CHECK(check_jobs(0, /*cpu_mode=*/true, 2) == 2);
+  CHECK(check_jobs(0, true, 16) == 16);
+  CHECK(check_jobs(0, /*cpu_mode=*/false, 16) == 4);
+  CHECK(check_jobs(0, false, 2) == 2);
+  // A machine that cannot say how many cores it has still runs checks.
+  CHECK(check_jobs(0, true, 0) == 1);
+  CHECK(check_jobs(0, false, 0) == 1);
+  // The instructor's choice wins (1: one check at a time, as before).
+  CHECK(check_jobs(1, false, 16) == 1);
+  CHECK(check_jobs(6, true, 2) == 6);
+}
+
+TEST_CASE("--gpus names the GPUs a batch grades on, as CUDA_VISIBLE_DEVICES shows each alone") {
+  std::string error;
+  CHECK(parse_gpus("all", 2, nullptr, error) == std::vector<std::string>{"0", "1"});
+  CHECK(parse_gpus("1", 4, nullptr, error) == std::vector<std::string>{"0"});
+  CHECK(parse_gpus("3", 4, "", error) == std::vector<std::string>{"0", "1", "2"});
+  CHECK(parse_gpus("2,0", 4, nullptr, error) == std::vector<std::string>{"2", "0"});
+  CHECK(error.empty());
+  // Under CUDA_VISIBLE_DEVICES, index i is its i-th entry, whatever it names.
+  CHECK(parse_gpus("all", 2, "5,7", error) == std::vector<std::string>{"5", "7"});
+  CHECK(parse_gpus("1", 2, "GPU-aa,GPU-bb", error) == std::vector<std::string>{"GPU-aa"});
+  CHECK(error.empty());
+}
+
+TEST_CASE("--gpus that asks for a GPU the machine does not have says what it has") {
+  std::string error;
+  CHECK(parse_gpus("3", 2, nullptr, error).empty());
+  CHECK(error == "--gpus 3: this machine has 2 usable GPUs");
+  error.clear();
+  CHECK(parse_gpus("0,2", 2, nullptr, error).empty());
+  CHECK(error.find("'2' is not a GPU here") != std::string::npos);
+  error.clear();
+  CHECK(parse_gpus("1,1", 2, nullptr, error).empty());
+  CHECK(error.find("named twice") != std::string::npos);
+  error.clear();
+  CHECK(parse_gpus("two", 2, nullptr, error).empty());
+  CHECK(!error.empty());
+  error.clear();
+  CHECK(parse_gpus("0", 4, nullptr, error).empty());
+  CHECK(error == "--gpus 0: this machine has 4 usable GPUs");
+  error.clear();
+  CHECK(parse_gpus("all", 0, nullptr, error).empty());
+  CHECK(error == "--gpus: no GPU is usable here");
+}
+
+TEST_CASE("a batch over several GPUs grades every submission once, each on one GPU at a time") {
+  // Without a GPU or a build: a stand-in stage that throws for one
+  // submission; the batch must still report every submission exactly once.
+  GraderConfig cfg;
+  Grader grader(cfg);
+  std::vector<int> seen(7, 0);
+  std::vector<std::string> errors(7);
+  grade_batch(
+      grader, 7, {"0", "1", "2"},
+      [](std::size_t k, int slot) -> Grader::Staged {
+        CHECK(slot >= 0);
+        CHECK(slot < 6);  // two per GPU
+        throw std::runtime_error(fmt::format("no build for {}", k));
+      },
+      [&](std::size_t k, SubmissionGrade* g, const std::string& error) {
+        CHECK(g == nullptr);
+        ++seen[k];
+        errors[k] = error;
+      });
+  for (std::size_t k = 0; k < seen.size(); ++k) {
+    CHECK(seen[k] == 1);
+    CHECK(errors[k] == fmt::format("no build for {}", k));
+  }
 }

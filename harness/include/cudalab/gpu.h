@@ -11,6 +11,7 @@ struct GpuInfo {
   std::string reason;  // why not usable: no driver, no device, driver too old
 
   int device = 0;
+  int device_count = 0;  // every device the runtime sees (CUDA_VISIBLE_DEVICES applies)
   std::string name;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
