@@ -198,6 +198,15 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     return out;
   }
   cudaGetLastError();  // clear a non-sticky error left by an earlier run
+  // The harness's own work (the outputs' poison is a cudaMemset, asynchronous
+  // on the legacy stream) done before the launcher runs: a launcher whose
+  // kernels run on a cudaStreamNonBlocking stream does not wait for the
+  // legacy stream, and its results could be overwritten by the poison. With
+  // checks side by side on one GPU that happened (gallery 37-39 on an H100).
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
+    fail(e, "the GPU failed before the launcher ran");
+    return out;
+  }
   launches_seen().clear();
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
   simt::take_barrier_skip();  // only this launcher's launches count
