@@ -111,6 +111,19 @@ Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
 
 namespace {
 
+// CUDALAB_PROFILE=1: where a grade's time goes, on stderr ("+12.34 s  lab
+// 03_tiling built"), to find what to cut (issue 13). Off by default.
+void profile(const std::string& what) {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDALAB_PROFILE");
+    return v && *v && std::string(v) != "0";
+  }();
+  if (!on) return;
+  static const auto t0 = std::chrono::steady_clock::now();
+  fmt::print(stderr, "+{:7.2f} s  {}\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what);
+}
+
 fs::path slot_dir(const fs::path& work_dir, int slot) {
   if (slot == Grader::kReferenceSlot) return work_dir / "reference";
   return slot == 0 ? work_dir : work_dir / fmt::format("slot-{}", slot);
@@ -495,6 +508,7 @@ CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, c
   // means "traced", and the replay decides.
   if (!r.passed()) return r;
   const double traced_s = r.seconds;
+  profile(fmt::format("  {} {} traced", lab.id, check.id));
   launch = describe_traced_launch(read_all(traced.trace_out));
   std::string error;
   const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
@@ -504,6 +518,7 @@ CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, c
                               reference_error.empty() ? error : reference_error)};
     return r;
   }
+  profile(fmt::format("  {} {} kernels extracted", lab.id, check.id));
   RunContext rc = ctx;
   rc.binary = reference_binary(build(kReferenceSlot), lab, false);
   rc.replay_trace = base.string() + ".trace";
@@ -578,6 +593,7 @@ SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id)
 
 Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, int slot) {
   const auto t0 = std::chrono::steady_clock::now();
+  profile(fmt::format("slot {}: staging {}", slot, id));
   Staged st;
   st.slot = slot;
   SubmissionGrade& g = st.grade;
@@ -641,7 +657,9 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
       continue;
     }
     bool ok = false;
+    profile(fmt::format("slot {}: {} building", slot, lab.spec->id));
     const std::string log = build_lab(lab.spec->id + "-tests", slot, ok);
+    profile(fmt::format("slot {}: {} built", slot, lab.spec->id));
     if (!ok) {
       // A link error after a clean compile is often a call the lab forbids
       // (cuBLAS is not linked): the policy names it better than the linker.
@@ -659,6 +677,7 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
       lab.message = "the lab was not run:\n" + bad;
       continue;
     }
+    profile(fmt::format("slot {}: {} policy checked", slot, lab.spec->id));
     if (cfg_.course.cpu_mode || cfg_.cpu_fallback) {
       const std::string cpu_log = build_lab(lab.spec->id + "-tests-cpu", slot, ok);
       // The CPU-mode object is the student's code too, compiled another way:
@@ -817,6 +836,7 @@ SubmissionGrade Grader::run(Staged st) {
     g.cpu_mode = !g.gpu && (cfg_.course.cpu_mode || cfg_.cpu_fallback);
     g.provisional = g.cpu_mode && !cfg_.course.cpu_mode;
   }
+  profile(fmt::format("slot {}: probed the GPU", st.slot));
   RunContext ctx;
   ctx.seed = cfg_.seed;
   ctx.work_dir = cfg_.work_dir / "records";
@@ -876,6 +896,7 @@ SubmissionGrade Grader::run(Staged st) {
         correctness.push_back({i, c, cc});
     }
   }
+  profile(fmt::format("slot {}: reference evidence ready", st.slot));
   {
     std::vector<CheckResult> ran(correctness.size());
     const std::size_t jobs = check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency());
@@ -898,6 +919,7 @@ SubmissionGrade Grader::run(Staged st) {
             break;
           }
     }
+    profile(fmt::format("slot {}: {} correctness checks ran", st.slot, correctness.size()));
     for (std::size_t k = 0; k < correctness.size(); ++k) {
       const Pending& p = correctness[k];
       const LabSpec& spec = *g.labs[p.lab].spec;
@@ -950,6 +972,7 @@ SubmissionGrade Grader::run(Staged st) {
       CheckResult r = !g.cpu_mode ? run_speed_check(cc, *lab.spec, check, st.slot, launch)
                                   : run_check(cc, *lab.spec, check);
       if (!g.cpu_mode && !check.explain.empty()) explain_slow(lc, *lab.spec, check, st.slot, launch, r);
+      profile(fmt::format("slot {}: {} {} ran", st.slot, lab.spec->id, check.id));
       done[i][c] = std::move(r);
     }
     for (auto& r : done[i]) lab.results.push_back(std::move(*r));
