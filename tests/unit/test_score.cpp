@@ -90,10 +90,12 @@ ragged = { verdict = "fail", says = "boundary" }
   CHECK(contains_phrase("Look at the Boundary checks", "boundary"));
 }
 
-TEST_CASE("a submission's correctness checks run side by side: one per core in CPU mode, four on a GPU") {
+TEST_CASE(
+    "a submission's correctness checks run side by side: one per core in CPU mode, up to eight on a GPU") {
   CHECK(check_jobs(0, /*cpu_mode=*/true, 2) == 2);
   CHECK(check_jobs(0, true, 16) == 16);
-  CHECK(check_jobs(0, /*cpu_mode=*/false, 16) == 4);
+  CHECK(check_jobs(0, /*cpu_mode=*/false, 16) == 8);
+  CHECK(check_jobs(0, false, 4) == 4);
   CHECK(check_jobs(0, false, 2) == 2);
   // A machine that cannot say how many cores it has still runs checks.
   CHECK(check_jobs(0, true, 0) == 1);
