@@ -2,7 +2,7 @@
 """The rogues' gallery: bad submissions graded through `cudalab grade --batch`,
 each against its expected verdict.
 
-  run_gallery.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR [--host-only | --require-gpu | --cpu] [--only TEXT]... [--keep]
+  run_gallery.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR [--host-only | --require-gpu | --cpu] [--only TEXT]... [--keep] [--gpus N]
 
 Every folder tests/gallery/NN_name/ with an entry.toml is one submission for
 one lab (README.md in this folder describes entry.toml). Each submission also
@@ -491,6 +491,7 @@ def main():
     ap.add_argument("--cpu", action="store_true",
                     help="grade every entry in CPU mode (cpu_mode = true, the GPU hidden), against [expect_cpu]")
     ap.add_argument("--keep", action="store_true", help="keep the batch and its results")
+    ap.add_argument("--gpus", help="passed to cudalab grade --batch: grade on several GPUs at once")
     a = ap.parse_args()
     if sum([a.host_only, a.require_gpu, a.cpu]) > 1:
         ap.error("--host-only, --require-gpu and --cpu exclude each other")
@@ -555,6 +556,8 @@ def main():
         # grade where there is none (exit code 3, the entries built, not_run).
         if not a.cpu:
             argv.append("--no-cpu")
+        if a.gpus:
+            argv += ["--gpus", a.gpus]
         print(f"gallery: grading {len(submitted)} submissions ({len(entries) - len(submitted)} left out); "
               f"log: {log_path}", flush=True)
         with open(log_path, "w") as log:
