@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -200,13 +201,18 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
   return out;
 }
 
+std::string run_stem(const std::string& lab, const std::string& check) {
+  static std::atomic<unsigned long> runs{0};
+  return fmt::format("{}-{}-{}-{}", lab, check, getpid(), ++runs);
+}
+
 CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
   CheckResult r;
   r.id = check.id;
   r.name = check.name;
   r.kind = check.kind;
   std::filesystem::create_directories(ctx.work_dir);
-  const std::string stem = fmt::format("{}-{}-{}", lab.id, check.id, getpid());
+  const std::string stem = run_stem(lab.id, check.id);
   const auto record = ctx.work_dir / (stem + ".json");
   std::filesystem::remove(record);
   // Correctness checks leave their outputs as evidence; the student's are

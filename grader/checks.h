@@ -94,6 +94,11 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
 
 CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
 
+// "<lab>-<check>-<pid>-<n>": a name for one run's files (record, evidence,
+// trace, staged binary) that no other run of this process shares, even of the
+// same check: a batch over several GPUs runs two submissions' checks at once.
+std::string run_stem(const std::string& lab, const std::string& check);
+
 // Reads a check's result from a record file's JSON text. Host-only (tested).
 bool parse_check_record(const std::string& json_text, const std::string& name, CheckResult& out,
                         std::string* skipped_reason = nullptr);

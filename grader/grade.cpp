@@ -511,7 +511,7 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
 
 CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
                                     int slot, std::string& launch) {
-  const fs::path base = ctx.work_dir / fmt::format("{}-{}-{}", lab.id, check.id, getpid());
+  const fs::path base = ctx.work_dir / run_stem(lab.id, check.id);
   fs::create_directories(ctx.work_dir);
   struct Remove {
     std::vector<fs::path> files;
@@ -558,7 +558,7 @@ void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const Check
   build_lab(lab.id + "-tests-access", slot, ok);
   if (!ok) return;
   explain_by_access(ctx, lab, *by, build(slot) / "labs" / (lab.id + "-tests-access"),
-                    ctx.work_dir / fmt::format("{}-{}-{}-access.json", lab.id, by->id, getpid()), launch, r);
+                    ctx.work_dir / (run_stem(lab.id, by->id) + "-access.json"), launch, r);
 }
 
 void Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,

@@ -169,3 +169,24 @@ TEST_CASE("racecheck's report goes right under the race lead, and nothing else d
   CHECK_FALSE(merge_racecheck(failed_with({"Diagnosis: a race ..."}), r));
   CHECK(r.failures.size() == 3);
 }
+
+TEST_CASE("wrong elements here and there that a rerun repeats become a race when racecheck reports one") {
+  const std::string scattered =
+      "Diagnosis: 32 of 256 elements of C are wrong at M=16 N=16 K=16, here and there (a rerun on the same "
+      "inputs gave the same result): look first for an off-by-one at the tile edges, then for a race";
+  CHECK(second_opinion_for(failed_with({scattered}), true) == SecondOpinion::racecheck);
+  // Without compute-sanitizer, CPU mode looks instead.
+  CHECK(second_opinion_for(failed_with({scattered}), false) == SecondOpinion::cpu_mode);
+  CheckResult r = failed_with({scattered, "detail"});
+  const CheckResult race =
+      failed_with({"compute-sanitizer (racecheck): Race reported between Write access at "
+                   "matmul_tiled.cu:40 and Read access at matmul_tiled.cu:43"});
+  REQUIRE(merge_racecheck(race, r));
+  REQUIRE(r.failures.size() == 3);
+  CHECK(r.failures[0].rfind("Diagnosis: a race between threads", 0) == 0);
+  CHECK(r.failures[1].find("matmul_tiled.cu:40") != std::string::npos);
+  // racecheck that reports something else (no race) leaves such a lead alone.
+  CheckResult q = failed_with({scattered});
+  CHECK_FALSE(merge_racecheck(failed_with({"compute-sanitizer (racecheck): ERROR SUMMARY: 1 error"}), q));
+  CHECK(q.failures == std::vector<std::string>{scattered});
+}
