@@ -3,7 +3,10 @@
 // neither (then the launch), each from a report written the way simt writes it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "checks.h"
 #include "cudalab/catch.h"
@@ -189,4 +192,19 @@ TEST_CASE("wrong elements here and there that a rerun repeats become a race when
   CheckResult q = failed_with({scattered});
   CHECK_FALSE(merge_racecheck(failed_with({"compute-sanitizer (racecheck): ERROR SUMMARY: 1 error"}), q));
   CHECK(q.failures == std::vector<std::string>{scattered});
+}
+
+TEST_CASE("two runs of the same check at once never share their files' names") {
+  // A batch over several GPUs runs the same lab's checks for two submissions
+  // at the same time, in one process: their record and trace files must differ.
+  std::vector<std::string> names(64);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&names, t] {
+      for (int i = 0; i < 16; ++i) names[t * 16 + i] = run_stem("03_tiling", "ragged");
+    });
+  for (auto& t : threads) t.join();
+  std::sort(names.begin(), names.end());
+  CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
+  CHECK(names.front().rfind("03_tiling-ragged-", 0) == 0);
 }
