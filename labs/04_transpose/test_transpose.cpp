@@ -74,15 +74,9 @@ TEST_CASE("transpose is correct on matrices whose sides are multiples of the til
 }
 
 TEST_CASE("transpose is correct on ragged and rectangular shapes") {
-  const auto failures = check_values(kRagged);
-  bandwidth::report(failures);
-  if (!failures.empty() && !cudalab::context_lost() &&
-      run_transpose(transpose, "transpose", {64, 256}).values_ok) {
-    cudalab::note(
-        "The kernel is right at 64x256, whose sides are multiples of the tile, and wrong on "
-        "shapes that are not: look at the boundary checks, both when reading the tile from in "
-        "(rows x cols) and when writing it to out (cols x rows).");
-  }
+  // The leading diagnosis says whether the shapes split by the tile (the
+  // boundary checks) from every shape's evidence, or names another cause.
+  bandwidth::report(check_values(kRagged));
 }
 
 TEST_CASE("transpose writes nothing outside out and leaves in unchanged") {
