@@ -228,7 +228,11 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
   rc.sanitizer.clear();
   rc.reference_evidence.clear();
   rc.reference_s = 0;
-  rc.evidence_out = file.string() + ".tmp";
+  // A name of its own: Slurm tasks on several nodes may compute it at once in
+  // one shared grading folder; the rename below is atomic and the contents equal.
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  rc.evidence_out = file.string() + "." + host + "-" + run_stem(lab.id, check.id) + ".tmp";
   rc.max_timeout_s = 0;  // the course's cap is for students; the reference gets the lab's own limit
   const CheckResult r = run_check(rc, lab, check);
   if (!r.passed()) {
@@ -799,7 +803,7 @@ std::vector<std::string> parse_gpus(const std::string& spec, int visible_count, 
 }
 
 void grade_batch(
-    Grader& grader, std::size_t count, const std::vector<std::string>& gpus,
+    Grader& grader, std::size_t count, const std::vector<std::string>& gpus, int slot_base,
     const std::function<Grader::Staged(std::size_t k, int slot)>& stage,
     const std::function<void(std::size_t k, SubmissionGrade* grade, const std::string& error)>& done) {
   const std::vector<std::string> devices = gpus.empty() ? std::vector<std::string>{""} : gpus;
@@ -814,7 +818,7 @@ void grade_batch(
   const auto worker = [&](std::size_t w) {
     // Two slots per worker: its next submission builds in one while its GPU
     // runs the checks of the one staged in the other.
-    const int slots[2] = {static_cast<int>(2 * w), static_cast<int>(2 * w + 1)};
+    const int slots[2] = {slot_base + static_cast<int>(2 * w), slot_base + static_cast<int>(2 * w + 1)};
     int turn = 0;
     struct Next {
       std::size_t k;

@@ -172,13 +172,15 @@ std::vector<std::string> parse_gpus(const std::string& spec, int visible_count, 
 
 // Grades `count` submissions, `gpus.size()` at a time (one per GPU, gpus
 // empty: one, on the default device), each worker staging its next
-// submission in its own second slot while its GPU runs the current one.
+// submission in its own second slot while its GPU runs the current one;
+// worker w builds in slots slot_base + 2w and slot_base + 2w + 1 (a Slurm
+// task's share of a batch has its own slots in a shared grading folder).
 // `stage(k, slot)` stages submission k; `done(k, grade or nullptr, error)`
 // gets each result, one call at a time (never concurrently), in the order
 // they finish. A submission that throws is reported to `done` with the error
 // and the batch goes on.
 void grade_batch(
-    Grader& grader, std::size_t count, const std::vector<std::string>& gpus,
+    Grader& grader, std::size_t count, const std::vector<std::string>& gpus, int slot_base,
     const std::function<Grader::Staged(std::size_t k, int slot)>& stage,
     const std::function<void(std::size_t k, SubmissionGrade* grade, const std::string& error)>& done);
 

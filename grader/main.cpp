@@ -38,6 +38,7 @@
 #include "report_html.h"
 #include "sandbox.h"
 #include "score.h"
+#include "slurm.h"
 #include "submission.h"
 
 namespace fs = std::filesystem;
@@ -474,6 +475,11 @@ struct GradeArgs {
   std::string work;                   // the grading build
   std::vector<std::string> sanitize;  // memcheck, racecheck, ...
   std::string gpus;                   // --gpus: all, N or a list; empty: the default GPU
+  std::string shard;                  // --shard I/N: only that share of the batch (a Slurm task)
+  bool collect = false;               // --collect: only the gradebook from graded results
+  bool slurm = false;                 // --slurm: submit the batch as a Slurm job array
+  std::size_t slurm_chunk = 10;       // submissions per array task
+  std::vector<std::string> sbatch;    // the sbatch options after --slurm
   bool force = false, verbose = false, prepare = false;
   bool no_cpu = false;  // without a GPU, grade nothing unless course.toml sets cpu_mode
 };
@@ -568,6 +574,89 @@ bool sandbox_missing() {
   return true;
 }
 
+// --slurm: one array task per chunk of the batch, each `cudalab grade
+// --batch ... --shard I/N` in its own grading folder, and a collecting job
+// after them (slurm.h). Nothing is graded here.
+int submit_to_slurm(const GradeArgs& a, std::size_t count, const fs::path& out) {
+  if (count == 0) {
+    fmt::print(stderr, "cudalab: {} holds no submission (folders or archives): nothing to submit\n", a.batch);
+    return kUsage;
+  }
+  const auto sbatch = programs_in_path("sbatch");
+  if (sbatch.empty()) {
+    fmt::print(stderr,
+               "cudalab: --slurm submits the batch with Slurm's sbatch, which is not on PATH here; run it on "
+               "the cluster's login node (docs/slurm.md)\n");
+    return kUsage;
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path work =
+      fs::absolute(a.work.empty() ? fs::path(kBuildRoot.string() + "-grade") : fs::path(a.work));
+  const std::size_t tasks = slurm_tasks(count, a.slurm_chunk);
+  std::vector<std::string> grade = {
+      self.string(), "grade", "--batch", fs::absolute(a.batch).string(), "--out", fs::absolute(out).string()};
+  if (!a.course.empty()) grade.insert(grade.end(), {"--course", fs::absolute(a.course).string()});
+  if (!a.seed.empty()) grade.insert(grade.end(), {"--seed", a.seed});
+  if (a.force) grade.push_back("--force");
+  if (a.no_cpu) grade.push_back("--no-cpu");
+  for (const auto& tool : a.sanitize) grade.insert(grade.end(), {"--sanitize", tool});
+  const fs::path dir = out / "slurm";
+  fs::create_directories(dir, ec);
+  const fs::path script = dir / "task.sh";
+  write_text(script, slurm_task_script(grade, work.string(), tasks));
+  fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  const auto submit = [&](std::vector<std::string> argv, std::string& id) {
+    ProcessOptions opt;
+    opt.argv = std::move(argv);
+    opt.timeout_s = 120;
+    const ProcessResult p = run_process(opt);
+    id = p.ok() ? sbatch_job_id(p.output) : "";
+    if (id.empty()) fmt::print(stderr, "cudalab: sbatch failed ({}):\n{}\n", p.describe(), p.output);
+    return !id.empty();
+  };
+  std::vector<std::string> argv = {sbatch.front().string(), "--parsable",
+                                   fmt::format("--array=0-{}", tasks - 1), "--job-name=cudalab-grade",
+                                   "--output=" + (fs::absolute(dir) / "task-%A_%a.log").string()};
+  argv.insert(argv.end(), a.sbatch.begin(), a.sbatch.end());
+  argv.push_back(script.string());
+  std::string array_id, collect_id;
+  if (!submit(argv, array_id)) return kFailed;
+  // The collecting job needs no GPU: the options that ask for one stay with the tasks.
+  std::vector<std::string> collect = {sbatch.front().string(), "--parsable",
+                                      "--dependency=afterany:" + array_id, "--job-name=cudalab-collect",
+                                      "--output=" + (fs::absolute(dir) / "collect-%j.log").string()};
+  for (const auto& o : a.sbatch)
+    if (o.rfind("--gres", 0) != 0 && o.rfind("--gpus", 0) != 0 && o.rfind("-G", 0) != 0) collect.push_back(o);
+  std::string wrap;
+  for (const auto& w :
+       std::vector<std::string>{grade[0], "grade", "--batch", grade[3], "--out", grade[5], "--collect"})
+    wrap += shell_quote(w) + " ";
+  if (!a.course.empty()) wrap += "--course " + shell_quote(fs::absolute(a.course).string());
+  collect.insert(collect.end(), {"--wrap", wrap});
+  if (!submit(collect, collect_id)) {
+    fmt::print(stderr,
+               "cudalab: the grading array {} was submitted; collect by hand when it is done:\n  {} grade "
+               "--batch {} --out {} --collect\n",
+               array_id, self.string(), a.batch, out.string());
+    return kFailed;
+  }
+  fmt::print(
+      "submitted {} submissions as Slurm job array {} ({} task{}, {} submission{} each at most), and job {} "
+      "to "
+      "collect the gradebook after it\n"
+      "  watch:    squeue -j {},{}\n"
+      "  logs:     {}/task-{}_<task>.log\n"
+      "  gradebook: {} (when job {} is done; or by hand: cudalab grade --batch {} --out {} --collect)\n"
+      "A task that fails can be submitted again: graded submissions are skipped (--force grades them "
+      "again).\n",
+      count, array_id, tasks, tasks == 1 ? "" : "s", a.slurm_chunk, a.slurm_chunk == 1 ? "" : "s", collect_id,
+      array_id, collect_id, dir.string(), array_id, (out / "grades.csv").string(), collect_id, a.batch,
+      out.string());
+  return kOk;
+}
+
 int cmd_grade(const GradeArgs& a) {
   const std::vector<std::string> known = all_labs();
   CourseSpec course;
@@ -647,6 +736,16 @@ int cmd_grade(const GradeArgs& a) {
   }
   std::sort(entries.begin(), entries.end());
   const fs::path out = a.out.empty() ? kSourceRoot / "results" / "batch" : fs::path(a.out);
+  if (a.slurm) return submit_to_slurm(a, entries.size(), out);
+  Shard shard;
+  if (!a.shard.empty()) {
+    std::string error;
+    if (!parse_shard(a.shard, shard, error)) {
+      fmt::print(stderr, "cudalab: {}\n", error);
+      return kUsage;
+    }
+  }
+  const auto [first, last] = shard_range(entries.size(), shard);
   std::vector<std::string> rows(entries.size());
   auto row_of = [](const fs::path& file) {
     std::ifstream in(file);
@@ -657,9 +756,22 @@ int cmd_grade(const GradeArgs& a) {
   };
   // Resume: what was graded before keeps its row.
   std::vector<std::size_t> todo;
+  std::vector<std::string> not_graded;  // --collect: submissions without results yet
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const fs::path dir = out / submission_id(entries[i]);
-    if (!a.force && fs::exists(dir / "results.json") && fs::exists(dir / "grade.csv")) {
+    const bool graded = fs::exists(dir / "results.json") && fs::exists(dir / "grade.csv");
+    if (a.collect) {
+      if (graded) {
+        rows[i] = row_of(dir / "grade.csv");
+      } else {
+        not_graded.push_back(submission_id(entries[i]));
+        rows[i] = fmt::format("{},0.00,0,{}not graded", csv_field(submission_id(entries[i])),
+                              std::string(labs.size(), ','));
+      }
+      continue;
+    }
+    if (i < first || i >= last) continue;  // another shard's
+    if (!a.force && graded) {
       rows[i] = row_of(dir / "grade.csv");
       fmt::print("[{}/{}] {}: graded before, skipped (--force grades it again)\n", i + 1, entries.size(),
                  submission_id(entries[i]));
@@ -684,8 +796,13 @@ int cmd_grade(const GradeArgs& a) {
   bool any_gpu = false;
   const auto t0 = std::chrono::steady_clock::now();
   std::size_t finished = 0;
+  // A shard (a Slurm task) builds in slots of its own: tasks on one shared
+  // grading folder never build over each other (the reference's build and
+  // evidence, made by --prepare and the first task, are only read after).
+  const int slot_base =
+      a.shard.empty() ? 0 : static_cast<int>(2 * shard.index * std::max<std::size_t>(1, gpus.size()));
   grade_batch(
-      grader, todo.size(), gpus,
+      grader, todo.size(), gpus, slot_base,
       [&](std::size_t k, int slot) {
         const std::size_t i = todo[k];
         return grader.stage(entries[i], submission_id(entries[i]), slot);
@@ -712,6 +829,14 @@ int cmd_grade(const GradeArgs& a) {
                    g->max_score, g->seconds, eta);
         std::fflush(stdout);
       });
+  if (!a.shard.empty()) {
+    // A share of the batch: the gradebook is the collecting step's.
+    fmt::print(
+        "\nshard {}/{}: submissions {} to {} of {}; the gradebook: cudalab grade --batch {} --out {} "
+        "--collect\n",
+        shard.index, shard.count, first + 1, last, entries.size(), a.batch, out.string());
+    return !todo.empty() && !any_gpu ? kNoGpu : kOk;
+  }
   std::string csv = csv_header(labs);
   std::map<std::string, Distribution> per_lab;
   Distribution total;
@@ -741,6 +866,11 @@ int cmd_grade(const GradeArgs& a) {
              (out / "index.html").string());
   for (const auto& l : labs) fmt::print("  {:<16} {}\n", l.id, per_lab[l.id].line());
   fmt::print("  {:<16} {}\n", "total", total.line());
+  if (!not_graded.empty()) {
+    fmt::print(stderr, "cudalab: {} of {} submissions have no results yet (0 points in the gradebook): {}\n",
+               not_graded.size(), entries.size(), fmt::join(not_graded, ", "));
+    return kFailed;
+  }
   return !todo.empty() && !any_gpu ? kNoGpu : kOk;
 }
 
@@ -990,6 +1120,17 @@ int main(int argc, char** argv) {
   grade->add_option("--seed", ga.seed, "seed for the inputs (default: the course's grading seed)");
   grade->add_option("--work-dir", ga.work, "the grading build folder (default build-grade/)");
   grade->add_flag("--force", ga.force, "grade again submissions a batch graded before");
+  grade->add_option("--shard", ga.shard,
+                    "with --batch: grade only share I of N (I/N, from 0), e.g. a Slurm task's");
+  grade->add_flag("--collect", ga.collect,
+                  "with --batch: grade nothing; write grades.csv, index.html and the distribution from the "
+                  "results graded so far (after --slurm or --shard runs)");
+  grade->add_flag("--slurm", ga.slurm,
+                  "with --batch: submit the batch to Slurm as a job array and a collecting job; the options "
+                  "after it go to sbatch (docs/slurm.md)");
+  grade->add_option("--slurm-chunk", ga.slurm_chunk, "with --slurm: submissions per array task (default 10)")
+      ->check(CLI::PositiveNumber);
+  grade->allow_extras();
   grade->add_option("--gpus", ga.gpus,
                     "with --batch: grade on several GPUs at once, a submission per GPU: all, a count, or a "
                     "list of indices (0,2)");
@@ -1042,7 +1183,19 @@ int main(int argc, char** argv) {
       if (test->count("--sanitize") && ta.sanitize.empty()) ta.sanitize = "memcheck";
       return cmd_test(ta);
     }
-    if (*grade) return cmd_grade(ga);
+    if (*grade) {
+      // What follows --slurm and is not cudalab's goes to sbatch.
+      ga.sbatch = grade->remaining();
+      if (!ga.sbatch.empty() && !ga.slurm) {
+        fmt::print(stderr, "cudalab grade: unknown argument {}\n", ga.sbatch.front());
+        return kUsage;
+      }
+      if ((ga.slurm || ga.collect || !ga.shard.empty()) && ga.batch.empty()) {
+        fmt::print(stderr, "cudalab grade: --slurm, --shard and --collect work on a batch (--batch DIR)\n");
+        return kUsage;
+      }
+      return cmd_grade(ga);
+    }
     if (*doctor) return cmd_doctor();
     if (*selftest) {
       auto extras = selftest->remaining();

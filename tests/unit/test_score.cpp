@@ -147,7 +147,7 @@ TEST_CASE("a batch over several GPUs grades every submission once, each on one G
   std::vector<int> seen(7, 0);
   std::vector<std::string> errors(7);
   grade_batch(
-      grader, 7, {"0", "1", "2"},
+      grader, 7, {"0", "1", "2"}, 0,
       [](std::size_t k, int slot) -> Grader::Staged {
         CHECK(slot >= 0);
         CHECK(slot < 6);  // two per GPU
