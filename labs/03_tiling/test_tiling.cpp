@@ -43,9 +43,13 @@ TEST_CASE("tiled matmul is correct on square matrices whose size is a multiple o
 }
 
 TEST_CASE("tiled matmul is correct on ragged and rectangular shapes") {
-  // The leading diagnosis says whether the shapes split by the tile (the
-  // boundary checks) from every shape's evidence, or names another cause.
-  report(matmul::check_values(matmul_tiled, "matmul_tiled", kRagged, ref::matmul_tiled));
+  const auto failures = matmul::check_values(matmul_tiled, "matmul_tiled", kRagged, ref::matmul_tiled);
+  report(failures);
+  // Where ragged shapes fail, one whose sides are multiples of the tile too:
+  // the leading diagnosis compares them (right there, wrong on the ragged
+  // ones: the boundary checks) and says so itself.
+  if (!failures.empty() && !cudalab::context_lost())
+    matmul::run_and_check(matmul_tiled, "matmul_tiled", {64, 64, 64}, ref::matmul_tiled);
 }
 
 TEST_CASE("tiled matmul writes nothing outside C and leaves A and B unchanged") {

@@ -74,9 +74,12 @@ TEST_CASE("transpose is correct on matrices whose sides are multiples of the til
 }
 
 TEST_CASE("transpose is correct on ragged and rectangular shapes") {
-  // The leading diagnosis says whether the shapes split by the tile (the
-  // boundary checks) from every shape's evidence, or names another cause.
-  bandwidth::report(check_values(kRagged));
+  const auto failures = check_values(kRagged);
+  bandwidth::report(failures);
+  // Where ragged shapes fail, one whose sides are multiples of the tile too:
+  // the leading diagnosis compares them (right there, wrong on the ragged
+  // ones: the boundary checks) and says so itself.
+  if (!failures.empty() && !cudalab::context_lost()) run_transpose(transpose, "transpose", {64, 256});
 }
 
 TEST_CASE("transpose writes nothing outside out and leaves in unchanged") {
