@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -136,7 +137,8 @@ double check_limit(double reference_s, double cap_s, bool speed) {
   if (reference_s <= 0) return cap_s;
   const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
   const double limit = std::max(rule.floor_s, rule.factor * reference_s);
-  return cap_s > 0 ? std::min(cap_s, limit) : limit;
+  if (cap_s <= 0) return limit;
+  return std::min(limit, std::max(cap_s, kCapMargin * reference_s));
 }
 
 std::string describe_limit(double limit_s, double reference_s, bool speed) {
@@ -145,6 +147,9 @@ std::string describe_limit(double limit_s, double reference_s, bool speed) {
   const std::string limit = fmt::format("{:.0f} s", limit_s);
   if (reference_s <= 0) return limit;
   const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
+  if (std::abs(limit_s - kCapMargin * reference_s) < 1e-9 && kCapMargin < rule.factor)
+    return fmt::format("{} (twice the reference solution's {}: the lab's or course's limit is less)", limit,
+                       secs(reference_s));
   if (limit_s < rule.factor * reference_s - 1e-9)
     return fmt::format("{} (the lab's or course's limit; the reference solution took {})", limit,
                        secs(reference_s));

@@ -202,8 +202,16 @@ PartitionName=cudalab Nodes=cudalabnode Default=YES MaxTime=INFINITE State=UP
     check(sorted(rows) == ["alice", "bob", "carol"], f"grades.csv has one row per submission ({sorted(rows)})")
     lab_col = LAB
     if rows:
-        check(float(rows["alice"][lab_col]) == correctness,
-              f"the solution has every correctness point ({rows['alice'][lab_col]} of {correctness})")
+        full = float(rows["alice"][lab_col]) == correctness
+        check(full, f"the solution has every correctness point ({rows['alice'][lab_col]} of {correctness})")
+        if not full:  # what took the points, from her results.json
+            try:
+                with open(os.path.join(out, "alice", "results.json")) as f:
+                    for t in json.load(f).get("tests", []):
+                        if t.get("name", "").startswith(LAB) and t.get("score", 0) < t.get("max_score", 0):
+                            print(f"      {t['name']}: {t.get('output', '')[:300]}", flush=True)
+            except (OSError, ValueError) as e:
+                print(f"      (no results.json: {e})")
         check(float(rows["bob"][lab_col]) == 0, f"the skeleton has none ({rows['bob'][lab_col]})")
         check(float(rows["carol"][lab_col]) == 0, f"the submission without the file has none ({rows['carol'][lab_col]})")
     for name in ("alice", "bob", "carol"):

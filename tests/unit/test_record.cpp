@@ -50,6 +50,11 @@ TEST_CASE("A graded check's time limit is a multiple of the reference's, between
   CHECK(check_limit(9.1, 20, false) == Approx(20));   // the course's check_timeout_s
   CHECK(check_limit(30, 120, false) == Approx(120));  // the lab's timeout_s
   CHECK(check_limit(0.5, 5, false) == Approx(5));     // a cap below the floor still caps
+  // A cap the reference itself does not fit in twice yields to that: a
+  // correct kernel as fast as the reference must not time out.
+  CHECK(check_limit(23.9, 20, false) == Approx(47.8));
+  CHECK(check_limit(12, 20, true) == Approx(24));
+  CHECK(check_limit(10, 20, false) == Approx(20));
   // Speed checks get more headroom: 20 x, at least 20 s.
   CHECK(check_limit(1.2, 120, true) == Approx(24));
   CHECK(check_limit(0.5, 120, true) == Approx(20));
@@ -66,6 +71,8 @@ TEST_CASE("A graded check's time limit is a multiple of the reference's, between
         "20 s (the lab's or course's limit; the reference solution took 9.1 s)");
   CHECK(describe_limit(24, 1.2, true) == "24 s (20 x the reference solution's 1.2 s)");
   CHECK(describe_limit(120, 0, false) == "120 s");
+  CHECK(describe_limit(check_limit(24, 20, false), 24, false) ==
+        "48 s (twice the reference solution's 24 s: the lab's or course's limit is less)");
   CHECK(describe_limit(check_limit(12.5, 600, false), 12.5, false) ==
         "125 s (10 x the reference solution's 12 s)");
 }
