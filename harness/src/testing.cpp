@@ -77,6 +77,20 @@ bool too_big_for_sanitizer(double elements) {
   return true;
 }
 
+bool too_big_for_cpu_mode(double buffer_elements) {
+  constexpr double kLimit = double(1 << 24);
+  if (!cpu_mode() || buffer_elements <= kLimit) return false;
+  static std::string noted_for;
+  if (noted_for != current_check()) {
+    noted_for = current_check();
+    note(fmt::format(
+        "in CPU mode the inputs of more than {:.0f} values (2^24) are skipped: their memory alone "
+        "takes seconds to simulate; a GPU runs them",
+        kLimit));
+  }
+  return true;
+}
+
 bool speed_not_measurable() {
   if (cpu_mode()) {
     mark_not_run("speed is not measured in CPU mode: run on a GPU for the speed checks");

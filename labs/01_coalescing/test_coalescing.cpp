@@ -89,7 +89,7 @@ void report_memory(const bandwidth::Outcome& o, const std::string& call) {
 
 TEST_CASE("vector add is correct for lengths from 1 to 2^26 elements") {
   for (int n : kLengths) {
-    if (cudalab::too_big_for_sanitizer(n)) continue;
+    if (cudalab::too_big_for_sanitizer(n) || cudalab::too_big_for_cpu_mode(n)) continue;
     const auto o = run_vector_add(vector_add, "vector_add", n);
     if (!o.values_ok) cudalab::require(false, o.message);
     if (bandwidth::stop_after(o)) break;

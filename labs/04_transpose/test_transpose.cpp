@@ -59,7 +59,8 @@ bandwidth::Outcome run_transpose(Launcher launcher, const std::string& name, Sha
 std::vector<std::string> check_values(const std::vector<Shape>& shapes) {
   std::vector<std::string> failures;
   for (const Shape& s : shapes) {
-    if (cudalab::too_big_for_sanitizer(static_cast<double>(s.count()))) continue;
+    const double count = static_cast<double>(s.count());
+    if (cudalab::too_big_for_sanitizer(count) || cudalab::too_big_for_cpu_mode(count)) continue;
     const auto o = run_transpose(transpose, "transpose", s);
     if (!o.values_ok) failures.push_back(o.message);
     if (bandwidth::stop_after(o)) break;

@@ -39,6 +39,12 @@ const std::string& sanitizer();
 // once per check) for inputs of more than `elements` values that the check
 // should skip.
 bool too_big_for_sanitizer(double elements);
+// In CPU mode every buffer is host memory that the CPU faults in page by page
+// (a 2^26-element vector check took 10 to 25 s, mostly in the kernel's page
+// faults): true (with a note, once per check) for a buffer of more than 2^24
+// values, which the check should skip. Only memory: work (a matmul's M*N*K)
+// is not limited, the simulated kernels are.
+bool too_big_for_cpu_mode(double buffer_elements);
 
 // Speed means nothing in CPU mode or under a sanitizer: there this marks the
 // running check "not run" and returns true, and the check should return.
