@@ -1069,8 +1069,11 @@ int cmd_doctor() {
   return missing ? kFailed : kOk;
 }
 
-int cmd_selftest(const std::vector<std::string>& args) {
+int cmd_selftest(const std::vector<std::string>& args, bool quick) {
   std::vector<std::string> argv = {"meson", "test", "-C", kBuildRoot.string(), "--print-errorlogs"};
+  // --quick: everything but the suite 'long' (whole batches graded, grading
+  // folders and a release built from scratch): the edit-and-test loop.
+  if (quick) argv.insert(argv.end(), {"--no-suite", "long"});
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
@@ -1152,6 +1155,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> meson_args;
   auto* selftest =
       app.add_subcommand("selftest", "The framework's own tests: meson test (unit and GPU suites)");
+  bool selftest_quick = false;
+  selftest->add_flag("--quick", selftest_quick,
+                     "leave out the suite 'long' (end-to-end grading, the gallery, the release; CI runs them)");
   selftest->add_option("meson_args", meson_args, "passed to meson test, e.g. --suite unit");
   selftest->allow_extras();
 
@@ -1200,7 +1206,7 @@ int main(int argc, char** argv) {
     if (*selftest) {
       auto extras = selftest->remaining();
       meson_args.insert(meson_args.end(), extras.begin(), extras.end());
-      return cmd_selftest(meson_args);
+      return cmd_selftest(meson_args, selftest_quick);
     }
     if (*expect) return cmd_expect(binary, lab_toml, expect_path, expect_cpu, expect_cpu_binary);
     if (release.selected()) return release.run();
