@@ -496,8 +496,9 @@ int run_calibration(const Options& in) {
     for (const auto& t : targets)
       if (!in_build_ninja(o.build_root, "tests/" + t)) {
         fmt::print(stderr,
-                   "cudalab calibrate: {} has no target {}: configure it with -Dvariants=true (the default) "
-                   "and nvcc\n",
+                   "cudalab calibrate: {} has no target {}: configure it with nvcc on the GPU host "
+                   "(-Dvariants=auto, the default, builds the GPU variants where a GPU is visible; "
+                   "-Dvariants=true always)\n",
                    o.build_root.string(), t);
         return kUsage;
       }
