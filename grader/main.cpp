@@ -1156,8 +1156,9 @@ int main(int argc, char** argv) {
   auto* selftest =
       app.add_subcommand("selftest", "The framework's own tests: meson test (unit and GPU suites)");
   bool selftest_quick = false;
-  selftest->add_flag("--quick", selftest_quick,
-                     "leave out the suite 'long' (end-to-end grading, the gallery, the release; CI runs them)");
+  selftest->add_flag(
+      "--quick", selftest_quick,
+      "leave out the suite 'long' (end-to-end grading, the gallery, the release; CI runs them)");
   selftest->add_option("meson_args", meson_args, "passed to meson test, e.g. --suite unit");
   selftest->allow_extras();
 
