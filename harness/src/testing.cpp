@@ -63,17 +63,27 @@ const std::string& sanitizer() {
   return tool;
 }
 
+namespace {
+// One note per check for a skip that may repeat over its shapes; noted_for is
+// the caller's own (which check it last noted for).
+template <typename Message>
+void note_once_per_check(std::string& noted_for, Message message) {
+  if (noted_for == current_check()) return;
+  noted_for = current_check();
+  note(message());
+}
+}  // namespace
+
 bool too_big_for_sanitizer(double elements) {
   if (sanitizer().empty()) return false;
   // racecheck tracks every shared-memory access and is by far the slowest.
   const double limit = sanitizer() == "racecheck" ? double(1 << 18) : double(1 << 22);
   if (elements <= limit) return false;
   static std::string noted_for;
-  if (noted_for != current_check()) {
-    noted_for = current_check();
-    note(fmt::format("under compute-sanitizer ({}) the shapes with more than {:.0f} values are skipped",
-                     sanitizer(), limit));
-  }
+  note_once_per_check(noted_for, [&] {
+    return fmt::format("under compute-sanitizer ({}) the shapes with more than {:.0f} values are skipped",
+                       sanitizer(), limit);
+  });
   return true;
 }
 
@@ -81,13 +91,12 @@ bool too_big_for_cpu_mode(double buffer_elements) {
   constexpr double kLimit = double(1 << 24);
   if (!cpu_mode() || buffer_elements <= kLimit) return false;
   static std::string noted_for;
-  if (noted_for != current_check()) {
-    noted_for = current_check();
-    note(fmt::format(
+  note_once_per_check(noted_for, [&] {
+    return fmt::format(
         "in CPU mode the inputs of more than {:.0f} values (2^24) are skipped: their memory alone "
         "takes seconds to simulate; a GPU runs them",
-        kLimit));
-  }
+        kLimit);
+  });
   return true;
 }
 

@@ -51,11 +51,11 @@ inline std::vector<double> matmul_cpu(const std::vector<float>& A, const std::ve
   const int threads = work < (1LL << 24) ? 1
                                          : std::clamp(static_cast<int>(std::thread::hardware_concurrency()),
                                                       1, std::min(M, 16));
+  // Thread t multiplies rows [first(t), first(t + 1)); this one takes t = 0.
+  const auto first = [&](int t) { return static_cast<int>(static_cast<long long>(M) * t / threads); };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(rows, static_cast<int>(static_cast<long long>(M) * t / threads),
-                      static_cast<int>(static_cast<long long>(M) * (t + 1) / threads));
-  rows(0, static_cast<int>(static_cast<long long>(M) / threads));
+  for (int t = 1; t < threads; ++t) pool.emplace_back(rows, first(t), first(t + 1));
+  rows(first(0), first(1));
   for (auto& th : pool) th.join();
   return C;
 }
