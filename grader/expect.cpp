@@ -80,6 +80,21 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
   return f;
 }
 
+std::string leading_line(const std::vector<std::string>& failures) {
+  std::string first;
+  for (const auto& f : failures) {
+    std::istringstream lines(f);
+    for (std::string line; std::getline(lines, line);) {
+      const auto start = line.find_first_not_of(" \t");
+      if (start == std::string::npos) continue;
+      line = line.substr(start);
+      if (line.rfind("Diagnosis:", 0) == 0) return line;
+      if (first.empty()) first = line;
+    }
+  }
+  return first;
+}
+
 std::string leading_cause_problem(const std::vector<std::string>& failures, const std::string& leads) {
   int causes = 0;
   for (const auto& f : failures)
@@ -87,10 +102,10 @@ std::string leading_cause_problem(const std::vector<std::string>& failures, cons
       for (auto at = f.find(marker); at != std::string::npos; at = f.find(marker, at + 1)) ++causes;
   if (causes > 1) return fmt::format("the check shows {} causes; a student should read one", causes);
   if (leads.empty()) return "";
-  if (failures.empty() || failures.front().rfind("Diagnosis:", 0) != 0)
-    return fmt::format("expected a leading diagnosis that says \"{}\", found none", leads);
-  if (!contains_phrase(failures.front(), leads))
-    return fmt::format("expected the leading diagnosis to say \"{}\"", leads);
+  const std::string lead = leading_line(failures);
+  if (lead.empty()) return fmt::format("expected a lead that says \"{}\", found no message", leads);
+  if (!contains_phrase(lead, leads))
+    return fmt::format("expected the lead to say \"{}\", it says: {}", leads, lead.substr(0, 200));
   return "";
 }
 

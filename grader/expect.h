@@ -7,6 +7,7 @@
 //   [expect]
 //   square = "pass"
 //   ragged = { verdict = "fail", says = "boundary", leads = "the boundary checks" }
+//   (leads: what the check's lead says, leading_line below)
 //   [expect_cpu]                # CPU mode only, where it differs (speed: not_run)
 //   square = "fail"
 #pragma once
@@ -21,11 +22,17 @@ struct Expectation {
   std::string check_id;
   std::string verdict;  // pass, fail, timeout, crash, not_run, error
   std::string says;     // a phrase the failures or notes must contain (case-insensitive)
-  std::string leads;    // a phrase the leading diagnosis (the first failure) must contain
+  std::string leads;    // a phrase the check's lead (leading_line) must contain
 };
 
+// What a student reads first as the cause of a failed check: its
+// "Diagnosis:" line where it has one (a speed check's comes after the ratio it
+// explains), otherwise the first line of its first failure ("not implemented
+// yet", a speed check's ratio and its advice, a timeout). Host-only.
+std::string leading_line(const std::vector<std::string>& failures);
+
 // The problems with a failing check's messages as a student reads them: a
-// leading diagnosis other than `leads` (or none), or more than one cause
+// lead (leading_line) that does not say `leads`, or more than one cause
 // ("Diagnosis:" and "Likely cause:" lines). Empty if none. Host-only.
 std::string leading_cause_problem(const std::vector<std::string>& failures, const std::string& leads);
 

@@ -934,10 +934,11 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     const bool ok =
         r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says)) && cause.empty();
     mismatches += !ok;
-    std::string first = r.failures.empty() ? (r.notes.empty() ? "" : r.notes[0]) : r.failures[0];
+    // The row shows what a student reads first: the lead of a failed check.
+    std::string first = r.failures.empty() ? (r.notes.empty() ? "" : r.notes[0]) : leading_line(r.failures);
     if (auto nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
     fmt::print("{:<20} {:<9} {:<9} {}{}\n", e.check_id, e.verdict, r.verdict,
-               ok ? "" : "MISMATCH: ", first.substr(0, 160));
+               ok ? "" : "MISMATCH: ", first.substr(0, 200));
     if (!ok) {
       if (!e.says.empty() && !contains_phrase(text, e.says))
         fmt::print("    expected the message to say \"{}\"\n", e.says);

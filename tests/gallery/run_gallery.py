@@ -239,6 +239,13 @@ def line_with(text, phrase):
     return ""
 
 
+def lead_of(output):
+    """What a student reads first as the cause of a failed check (as grader/expect.h's
+    leading_line): its "Diagnosis:" line, else the first line after the verdict."""
+    lines = [l.strip() for l in output.split("\n")[1:] if l.strip()]
+    return next((l for l in lines if l.startswith("Diagnosis:")), lines[0] if lines else "")
+
+
 def first_line(text):
     for line in text.split("\n"):
         if line.strip():
@@ -254,6 +261,7 @@ class Row:
         self.message = ""
         self.problems = []
         self.points = None  # the lab's points in results.json, where its checks ran
+        self.lead = ""  # the failed check's lead (lead_of), for --table
 
     def fail(self, why):
         self.state = "fail"
@@ -414,20 +422,18 @@ def judge(entry, out_dir, labs, mode, src, work):
         for phrase in says:
             if not line_with(text, phrase):
                 row.fail(f"the message does not say \"{phrase}\"")
-    if test is not None and checks_ran and verdict in ("fail", "failed"):
+    if test is not None and checks_ran and verdict not in ("", "pass", "not_run"):
         # One cause leads (issue 11), and where the entry names it, the right one.
         text = test.get("output", "")
+        row.lead = lead_of(text)
         causes = text.count("Diagnosis:") + text.count("Likely cause:")
         if causes > 1:
             row.fail(f"{x.get('check')}: the message gives {causes} causes; a student should read one")
         if x.get("leads"):
-            lead = line_with(text, "Diagnosis:")
-            if not lead:
-                row.fail(f"no leading diagnosis; expected one that says \"{x['leads']}\"")
-            elif x["leads"].lower() not in lead.lower():
-                row.fail(f"the leading diagnosis does not say \"{x['leads']}\": {lead[:200]}")
+            if not contains(row.lead, x["leads"]):
+                row.fail(f"the lead does not say \"{x['leads']}\": {row.lead[:200]}")
             else:
-                row.message = lead
+                row.message = row.lead
     if x.get("speed_in_cpu_mode") and checks_ran:
         # A speed check counts only for a correct kernel: in CPU mode, the
         # correctness checks are what can be held against the entry.
@@ -479,6 +485,23 @@ def test_verdict(results, name):
     return t["output"].split()[0] if t and t.get("output") else ""
 
 
+def write_table(path, rows, labs, mode):
+    """Each entry's expected check, verdict and lead against what it got, as Markdown."""
+    def cell(text):
+        return text.replace("|", "\\|").replace("\n", " ")[:230]
+    with open(path, "w") as f:
+        f.write("| entry | check | expected | got | expected lead | lead (what the student reads first) | row |\n"
+                "|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            x = expectation(r.entry, labs, mode)
+            want = "/".join(x["status"]) + (f" {x['verdict']}" if "verdict" in x else "")
+            says = x.get("says", "")
+            expected_lead = x.get("leads") or (says if isinstance(says, str) else says[0])
+            problems = ": " + cell("; ".join(r.problems)) if r.problems else ""
+            f.write(f"| {r.entry['name']} | {x.get('check', '')} | {cell(want)} | {cell(r.got)} | "
+                    f"{cell(expected_lead)} | {cell(r.lead or r.message)} | {r.state}{problems} |\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("source_root")
@@ -492,6 +515,8 @@ def main():
                     help="grade every entry in CPU mode (cpu_mode = true, the GPU hidden), against [expect_cpu]")
     ap.add_argument("--keep", action="store_true", help="keep the batch and its results")
     ap.add_argument("--gpus", help="passed to cudalab grade --batch: grade on several GPUs at once")
+    ap.add_argument("--table", help="also write the rows as a Markdown table to this file: each entry's "
+                    "expected check, verdict and lead against what it got (issue 11's table)")
     a = ap.parse_args()
     if sum([a.host_only, a.require_gpu, a.cpu]) > 1:
         ap.error("--host-only, --require-gpu and --cpu exclude each other")
@@ -607,6 +632,8 @@ def main():
         print(f"{r.entry['name']:<{w}}  {x:<{we}}  {r.got:<{wg}}  {mark}{r.message[:110]}")
         for p in r.problems:
             print(f"{'':<{w}}    MISMATCH: {p}")
+    if a.table:
+        write_table(a.table, rows, labs, mode)
     if a.cpu:
         diffs = cpu_differences([r.entry for r in rows], labs)
         print(f"\nCPU mode against the GPU: {len(diffs)} of {len(rows)} entries expect something else")

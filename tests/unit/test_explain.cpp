@@ -11,6 +11,7 @@
 #include "checks.h"
 #include "cudalab/catch.h"
 #include "cudalab/replay.h"
+#include "expect.h"
 #include "explain.h"
 
 using namespace cudalab;
@@ -207,4 +208,36 @@ TEST_CASE("two runs of the same check at once never share their files' names") {
   std::sort(names.begin(), names.end());
   CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
   CHECK(names.front().rfind("03_tiling-ragged-", 0) == 0);
+}
+
+// ---------------------------------------------------------------------------
+// The lead a student reads first (grader/expect.h), which the variants and the
+// gallery hold against the cause they expect.
+
+TEST_CASE("A failed check's lead is its Diagnosis line, even after the line it explains") {
+  const std::vector<std::string> speed = {
+      "transpose runs at 0.59x the speed of the padded reference kernel; this check needs 0.80x.\n"
+      "  Diagnosis: shared-memory bank conflicts: the shared load at transpose.cu:59 averages 31.0"};
+  CHECK(leading_line(speed).rfind("Diagnosis: shared-memory bank conflicts", 0) == 0);
+  CHECK(leading_cause_problem(speed, "bank conflicts").empty());
+  CHECK_FALSE(leading_cause_problem(speed, "not the memory pattern").empty());
+}
+
+TEST_CASE("Without a Diagnosis line, the lead is the first line of the first failure") {
+  const std::vector<std::string> slow = {
+      "\nvector_add runs at 0.08x the speed of the reference kernel.\nDo "
+      "consecutive threads add consecutive elements?",
+      "second failure"};
+  CHECK(leading_line(slow) == "vector_add runs at 0.08x the speed of the reference kernel.");
+  CHECK(leading_cause_problem(slow, "0.08x").empty());
+  CHECK_FALSE(leading_cause_problem(slow, "consecutive elements").empty());  // not in the lead
+  CHECK(leading_line({}).empty());
+  CHECK_FALSE(leading_cause_problem({}, "anything").empty());
+}
+
+TEST_CASE("A check that shows two causes is a problem whatever its lead says") {
+  const std::vector<std::string> two = {"Diagnosis: a race between threads.",
+                                        "Likely cause: the boundary checks."};
+  const std::string problem = leading_cause_problem(two, "a race");
+  CHECK(problem.find("2 causes") != std::string::npos);
 }
