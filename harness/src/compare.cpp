@@ -91,8 +91,10 @@ std::string value(double v) {
 
 namespace {
 
-// Whether the poisoned elements are exactly whole last rows and/or columns.
-bool trailing_unwritten(const std::vector<float>& got, std::size_t rows, std::size_t cols) {
+// Whether the poisoned elements are exactly whole last rows and/or columns;
+// how many of each in last_rows and last_cols.
+bool trailing_unwritten(const std::vector<float>& got, std::size_t rows, std::size_t cols,
+                        std::size_t& last_rows, std::size_t& last_cols) {
   auto unwritten = [&](std::size_t i, std::size_t j) { return is_poison(got[i * cols + j]); };
   std::size_t r = rows, c = cols;  // rows >= r and cols >= c are wholly unwritten
   while (r > 0) {
@@ -111,6 +113,8 @@ bool trailing_unwritten(const std::vector<float>& got, std::size_t rows, std::si
   for (std::size_t i = 0; i < r; ++i)
     for (std::size_t j = 0; j < c; ++j)
       if (unwritten(i, j)) return false;
+  last_rows = rows - r;
+  last_cols = cols - c;
   return true;
 }
 
@@ -128,7 +132,7 @@ Comparison compare(const std::string& name, const std::vector<float>& got,
   evidence::record_compared(name, got, expected, rows, cols, options);
   Comparison c = classify(name, got, expected, rows, cols, options);
   if (c.unwritten > 0 && c.unwritten < rows * cols)
-    c.unwritten_trailing = trailing_unwritten(got, rows, cols);
+    c.unwritten_trailing = trailing_unwritten(got, rows, cols, c.unwritten_last_rows, c.unwritten_last_cols);
   diagnosis::compared(evidence::label(), c);
   return c;
 }

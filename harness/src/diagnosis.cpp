@@ -11,6 +11,7 @@ namespace {
 
 struct State {
   bool on = false, paused = false;
+  bool probed = false;  // accumulation_probed
   std::vector<ShapeFacts> shapes;
 };
 
@@ -116,10 +117,63 @@ std::string race_lead(const ShapeFacts& f) {
       f.rerun_changed, f.output);
 }
 
+// What every failing shape's unwritten last rows or columns say, or "": one
+// row or column (or the last element) at each is an off-by-one in the
+// condition before the store; more, a grid that does not reach them.
+std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
+  bool one_each = true;
+  for (const auto* f : bad) {
+    const bool single = f->elements == 1 && f->unwritten == 1;  // n=1: all of it, and its last element
+    if (f->values_ok || !f->memory.empty() || f->rerun_changed > 0 || f->wrong != f->unwritten ||
+        !(f->unwritten_trailing || single))
+      return "";
+    one_each &= single || f->last_rows + f->last_cols == 1;
+  }
+  // The example: the largest failing shape shows most.
+  const ShapeFacts& ex = **std::max_element(
+      bad.begin(), bad.end(), [](const auto* a, const auto* b) { return a->elements < b->elements; });
+  const bool vector = ex.rows == 1 || ex.cols == 1;
+  auto count = [](std::size_t n, const char* what) {
+    return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
+  };
+  std::string missing;
+  if (vector)
+    missing = ex.unwritten == 1 ? "the last element" : fmt::format("the last {} elements", ex.unwritten);
+  else if (ex.last_rows && ex.last_cols)
+    missing =
+        fmt::format("the last {} and the last {}", count(ex.last_rows, "row"), count(ex.last_cols, "column"));
+  else
+    missing =
+        fmt::format("the last {}", ex.last_rows ? count(ex.last_rows, "row") : count(ex.last_cols, "column"));
+  const char* verb =
+      (vector ? ex.unwritten > 1 : ex.last_rows > 1 || ex.last_cols > 1 || (ex.last_rows && ex.last_cols))
+          ? "are"
+          : "is";
+  const std::string shape = vector ? fmt::format("{} elements", ex.elements)
+                                   : fmt::format("{} rows x {} columns", ex.rows, ex.cols);
+  const std::string yours =
+      ex.launch.empty() ? "" : fmt::format(" (your launch: {}; {} is {})", ex.launch, ex.output, shape);
+  if (one_each)
+    return fmt::format(
+        "an off-by-one before the store: at {} {} of {} {} never written, and at every failing shape exactly "
+        "one "
+        "last {} is missing, nothing else is wrong{}. A condition stops the last thread(s) before they "
+        "store: "
+        "`i < n - 1` or `row < M - 1` where `i < n` or `row < M` is meant",
+        args_of(ex), missing, ex.output, verb, vector ? "element" : "row or column", yours);
+  return fmt::format(
+      "the grid does not cover all of {}: at {} {} of {} {} never written (and every other element is "
+      "right), "
+      "so no thread was launched for them{}. Compute the grid by ceiling division in each dimension, x from "
+      "the columns and y from the rows: (cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y",
+      ex.output, args_of(ex), missing, ex.output, verb, yours);
+}
+
 }  // namespace
 
 void begin() {
   state().on = true;
+  state().probed = false;
   state().shapes.clear();
 }
 
@@ -157,6 +211,10 @@ void compared(const std::string& label, const Comparison& c) {
   f.wrong = c.wrong;
   f.unwritten = c.unwritten;
   f.unwritten_trailing = c.unwritten_trailing;
+  f.rows = c.rows;
+  f.cols = c.cols;
+  f.last_rows = c.unwritten_last_rows;
+  f.last_cols = c.unwritten_last_cols;
   f.wrong_zero = c.wrong_zero;
 }
 
@@ -177,6 +235,21 @@ void barrier_skipped(const std::string& label, const std::string& what) {
   if (!collecting() || what.empty()) return;
   ShapeFacts& f = shape(label);
   if (f.barrier_skip.empty()) f.barrier_skip = what;
+}
+
+void accumulation_probed(const std::string& label, bool accumulates) {
+  if (!state().on) return;
+  state().probed = true;
+  shape(label).accumulates = accumulates;
+}
+
+bool accumulation_probe_done() {
+  return state().on && state().probed;
+}
+
+void launched(const std::string& label, const std::string& launch) {
+  if (!collecting() || launch.empty()) return;
+  shape(label).launch = launch;
 }
 
 bool rerun_done() {
@@ -226,6 +299,20 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
       return s;
     }
 
+  // An output that is right only when it starts at 0: the kernel adds to it.
+  // Unwritten-looking in CPU mode (NaN + x keeps the poison's bits there),
+  // NaN everywhere on a GPU: neither is what happened.
+  for (const auto* f : bad)
+    if (f->accumulates)
+      return fmt::format(
+          "{0} is right only when it starts at 0: at {1} every element of {0} came back {2}, and the same "
+          "launch "
+          "on a {0} filled with 0 gives the right result. The kernel adds its result to what {0} held "
+          "(`{0}[i] += ...`) instead of storing it; the checks fill every output with NaN before a launch, "
+          "as "
+          "memory from cudaMalloc may hold anything. Accumulate in a local variable and store it with `=`",
+          f->output, args_of(*f), f->unwritten == f->wrong ? "as it was (NaN plus anything is NaN)" : "NaN");
+
   // 2. Threads that returned before a barrier the rest of their block
   //    reached (CPU mode sees it): their part of the tile is never loaded.
   for (const auto* f : bad)
@@ -256,6 +343,11 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   if (race_signature && rerun_differs)
     for (const auto* f : bad)
       if (f->rerun_changed > 0) return race_lead(*f);
+  // Right wherever written, and what is not written is whole last rows or
+  // columns: before the split by the tile (a grid swapped between x and y is
+  // right on every square shape, a multiple or not), which would blame the
+  // boundary checks.
+  if (const std::string s = unwritten_edge_lead(bad); !s.empty()) return s;
   if (const long long t = dividing_tile(facts); t && bad.size() < facts.size()) {
     const auto dims = ragged_in_every_failure(facts, t);
     std::vector<std::string> all;
@@ -378,6 +470,18 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         "sizes "
         "that are not a multiple of the tile",
         ex.output, args_of(ex));
+  // Most elements wrong at every failing shape, the same on a rerun: values
+  // in the wrong places or computed from the wrong elements, not a few
+  // threads at the edges (a tile not transposed in shared memory: all but
+  // its diagonal; a row-major index with the wrong width on a ragged shape).
+  if (all_bad([](const ShapeFacts& f) { return f.rerun_changed <= 0 && f.wrong * 4 >= f.elements * 3; }))
+    return fmt::format(
+        "most of {} is wrong at every failing shape ({} of {} elements at {}), the same on a rerun: the "
+        "values "
+        "land in the wrong places or are computed from the wrong elements. Check the index arithmetic (row * "
+        "width + col, with the right width for each matrix, and which index a shared-memory tile is read "
+        "with)",
+        ex.output, ex.wrong, ex.elements, args_of(ex));
   return fmt::format(
       "{} of {} elements of {} are wrong at {}, here and there{}: look first for an off-by-one at the tile "
       "edges, then for a race (a missing __syncthreads)",

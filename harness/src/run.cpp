@@ -210,6 +210,7 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
   launches_seen().clear();
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
   simt::take_barrier_skip();  // only this launcher's launches count
+  simt::take_last_launch();
 #endif
   try {
     launcher();
@@ -243,6 +244,9 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
   }
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
   diagnosis::barrier_skipped(what, simt::take_barrier_skip());
+  diagnosis::launched(what, simt::take_last_launch());
+#else
+  if (!launches_seen().empty()) diagnosis::launched(what, describe_launch(launches_seen().back()));
 #endif
   return out;
 }
@@ -307,6 +311,37 @@ long long Run::rerun_changed(const std::string& name) {
     changed += std::memcmp(&first[k], &second[k], sizeof(float)) != 0;
   diagnosis::rerun(what, changed, cudalab_cpu_build);
   return changed;
+}
+
+bool Run::check_accumulates(const Comparison& c, const std::vector<double>& expected,
+                            const Tolerance& tolerance) {
+  const std::size_t n = c.rows * c.cols;
+  if (c.ok() || n == 0 || c.unwritten + c.non_finite != n || !last_launcher_ || context_lost() ||
+      diagnosis::accumulation_probe_done())
+    return false;
+  GuardedBuffer* out = nullptr;
+  for (auto& b : buffers_)
+    if (b.name() == c.name) out = &b;
+  if (!out || out->count() != expected.size()) return false;
+  for (std::size_t i = 0; i < buffers_.size(); ++i)
+    if (!originals_[i].empty()) buffers_[i].upload(originals_[i].data());
+  for (std::size_t i = 0; i < buffers_.size(); ++i)
+    if (originals_[i].empty()) buffers_[i].poison();
+  const std::vector<float> zeros(out->count(), 0.0f);
+  out->upload(zeros.data());
+  const std::string what = fmt::format("{}({})", launcher_, shape_);
+  const bool evidence_on = evidence::enabled();
+  evidence::set_enabled(false);
+  diagnosis::pause(true);
+  const LaunchOutcome again = run_launcher(what, last_launcher_);
+  diagnosis::pause(false);
+  evidence::set_enabled(evidence_on);
+  if (!again.ok) return false;
+  const std::vector<float> got = result(c.name);
+  bool right = true;
+  for (std::size_t i = 0; i < n && right; ++i) right = tolerance.accepts(got[i], expected[i]);
+  diagnosis::accumulation_probed(what, right);
+  return right;
 }
 
 const GuardedBuffer& Run::find(const std::string& name) const {

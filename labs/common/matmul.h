@@ -112,12 +112,15 @@ inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s
   out.memory = run.memory_problems();
   cudalab::CompareOptions options;
   options.tolerance = cudalab::Tolerance::for_sum(s.K);
-  out.comparison = cudalab::compare("C", run.result("C"), expected_c(in, s, reference), s.M, s.N, options);
+  const std::vector<double> expected = expected_c(in, s, reference);
+  out.comparison = cudalab::compare("C", run.result("C"), expected, s.M, s.N, options);
   out.values_ok = out.comparison.ok();
   if (!out.values_ok) out.message = fmt::format("{}({}): {}", name, s.args(), out.comparison.describe());
   // Wrong: the same inputs once more tell a race (different results) apart.
   if (!out.values_ok && out.comparison.unwritten < out.comparison.rows * out.comparison.cols)
     run.rerun_changed("C");
+  // All of it unwritten or NaN: right when C starts at 0 (C += into it)?
+  run.check_accumulates(out.comparison, expected, options.tolerance);
   // Writing nothing outside C proves nothing for a launch that wrote nothing.
   if (out.comparison.unwritten == out.comparison.rows * out.comparison.cols)
     out.memory.push_back(cudalab::evidence::nothing_written("C", out.comparison.unwritten));

@@ -269,6 +269,7 @@ unsigned char* map_or_die(std::size_t bytes, const char* what) {
 std::vector<Fiber> g_fibers;
 std::vector<unsigned> g_order;
 Launch g_launch;
+std::string g_last_launch;  // take_last_launch()
 bool g_running = false;
 bool g_in_fiber = false;
 unsigned g_current = 0;
@@ -661,6 +662,12 @@ int run_grid() {
 
 namespace simt {
 
+std::string take_last_launch() {
+  std::string s;
+  s.swap(detail::g_last_launch);
+  return s;
+}
+
 void launch_erased(const Site& site, const Config& cfg, const void* kernel, ThreadBody body, void* closure,
                    const ArgInfo* pointers, int n_pointers) {
   using namespace detail;
@@ -674,6 +681,11 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
     return;
   }
   init_schedule_from_env();
+  g_last_launch =
+      std::string(site.kernel ? site.kernel : "kernel") + "<<<grid (" + std::to_string(cfg.grid.x) + ", " +
+      std::to_string(cfg.grid.y) + ", " + std::to_string(cfg.grid.z) + "), block (" +
+      std::to_string(cfg.block.x) + ", " + std::to_string(cfg.block.y) + ", " + std::to_string(cfg.block.z) +
+      ")" + (cfg.smem ? ", " + std::to_string(cfg.smem) + " bytes of shared memory" : std::string()) + ">>>";
   std::string why;
   if (cudaError_t e = check_config(cfg, why)) {
     set_detail(std::string(site.kernel) + " at " + site.file + ":" + std::to_string(site.line) + ": " + why);

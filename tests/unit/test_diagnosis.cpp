@@ -170,3 +170,73 @@ TEST_CASE("A matrix narrower than the tile is not called a boundary error") {
   got[0] = 5.0f;
   CHECK(cudalab::compare("C", got, expected, 17, 1).pattern != cudalab::ErrorPattern::boundary);
 }
+
+namespace {
+
+// A failing shape whose only wrong elements are its last rows / columns, never written.
+ShapeFacts unwritten_edge(const std::string& args, std::size_t rows, std::size_t cols, std::size_t last_rows,
+                          std::size_t last_cols) {
+  ShapeFacts f = shape(args, false, ErrorPattern::partly_unwritten, rows * cols);
+  f.rows = rows;
+  f.cols = cols;
+  f.last_rows = last_rows;
+  f.last_cols = last_cols;
+  f.unwritten = f.wrong = last_rows * cols + last_cols * rows - last_rows * last_cols;
+  f.unwritten_trailing = true;
+  f.rerun_changed = 0;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("One last element or row missing at every failing shape is an off-by-one before the store") {
+  ShapeFacts one = shape("n=1", false, ErrorPattern::never_written, 1, 1);
+  one.unwritten = 1;
+  one.rows = one.cols = 1;
+  const std::vector<ShapeFacts> facts = {one, unwritten_edge("n=1000", 1, 1000, 0, 1),
+                                         shape("n=4", true, ErrorPattern::none, 4)};
+  const std::string s = lead(facts);
+  CHECK_THAT(s, Catch::StartsWith(
+                    "an off-by-one before the store: at n=1000 the last element of C is never written"));
+  CHECK_THAT(s, !Catch::Contains("grid does not cover") && !Catch::Contains("boundary"));
+}
+
+TEST_CASE("Last rows missing, more than one at some shape, are a grid that does not cover the output") {
+  // The grid's x and y swapped (x from M, y from N): right on every square
+  // shape, multiples of the tile or not; a split by the tile would wrongly
+  // blame the boundary checks.
+  ShapeFacts big = unwritten_edge("M=513 N=257 K=129", 513, 257, 241, 0);
+  big.launch = "matmul_tiled_kernel<<<grid (33, 17, 1), block (16, 16, 1)>>>";
+  const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true, ErrorPattern::none, 256),
+                                         shape("M=17 N=17 K=9", true, ErrorPattern::none, 289),
+                                         unwritten_edge("M=33 N=17 K=9", 33, 17, 1, 0), big};
+  const std::string s = lead(facts);
+  CHECK_THAT(
+      s, Catch::StartsWith("the grid does not cover all of C: at M=513 N=257 K=129 the last 241 rows of C "
+                           "are never written"));
+  CHECK_THAT(
+      s, Catch::Contains("your launch: matmul_tiled_kernel<<<grid (33, 17, 1), block (16, 16, 1)>>>; C is "
+                         "513 rows x 257 columns"));
+}
+
+TEST_CASE(
+    "Most elements wrong and the same on a rerun lead with the index arithmetic, not 'here and there'") {
+  ShapeFacts f = shape("rows=32 cols=32", false, ErrorPattern::scattered, 1024, 992);
+  f.rerun_changed = 0;
+  CHECK_THAT(lead({f}),
+             Catch::StartsWith("most of C is wrong at every failing shape (992 of 1024 elements at "
+                               "rows=32 cols=32), the same on a rerun"));
+  f.wrong = 40;  // a few: still here and there
+  CHECK_THAT(lead({f}), Catch::Contains("here and there"));
+}
+
+TEST_CASE("An output right only when it starts at 0 leads with += into it, not with 'never written'") {
+  ShapeFacts f = shape("M=16 N=16 K=16", false, ErrorPattern::never_written, 256, 256);
+  f.unwritten = 256;
+  f.memory = {"wrote nothing into C"};
+  CHECK_THAT(lead({f}), Catch::StartsWith("no element of C is written"));
+  f.accumulates = true;
+  const std::string s = lead({f});
+  CHECK_THAT(s, Catch::StartsWith("C is right only when it starts at 0: at M=16 N=16 K=16"));
+  CHECK_THAT(s, Catch::Contains("`C[i] += ...`"));
+}

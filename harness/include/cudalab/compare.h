@@ -53,6 +53,9 @@ struct Comparison {
   // The unwritten elements are whole last rows and/or columns (a grid too
   // small), not positions here and there.
   bool unwritten_trailing = false;
+  // With unwritten_trailing: how many last rows and last columns are wholly
+  // unwritten (one: an off-by-one in a condition; more: a grid too small).
+  std::size_t unwritten_last_rows = 0, unwritten_last_cols = 0;
 
   bool ok() const { return wrong == 0; }
   // Several lines for the student: counts, first mismatches, likely cause

@@ -40,12 +40,16 @@ struct ShapeFacts {
   std::string output;  // the first wrong output's name
   ErrorPattern pattern = ErrorPattern::none;
   std::size_t elements = 0, wrong = 0, unwritten = 0;
-  std::size_t wrong_zero = 0;       // written, wrong, and exactly 0
-  bool unwritten_trailing = false;  // the unwritten elements are whole last rows or columns
+  std::size_t wrong_zero = 0;                // written, wrong, and exactly 0
+  bool unwritten_trailing = false;           // the unwritten elements are whole last rows or columns
+  std::size_t rows = 0, cols = 0;            // of that output
+  std::size_t last_rows = 0, last_cols = 0;  // with unwritten_trailing: how many of each
+  std::string launch;  // the launcher's last launch: "kernel<<<grid (3, 2, 1), block (16, 16, 1)>>>"
   std::vector<std::string> memory;  // writes outside the buffers, inputs changed
   long long rerun_changed = -1;     // -1: not rerun; else elements that changed on a rerun
   bool rerun_reordered = false;     // CPU mode: the rerun ran the threads in another order
   std::string barrier_skip;         // CPU mode: threads returned before a __syncthreads others reached
+  bool accumulates = false;         // right when the output starts at 0 (Run::check_accumulates)
 };
 
 // Starts collecting for a check (the record's begin_check calls it) and stops.
@@ -63,6 +67,11 @@ void compared(const std::string& label, const Comparison& c);
 void memory(const std::string& label, const std::vector<std::string>& problems);
 void rerun(const std::string& label, long long changed, bool reordered = false);
 void barrier_skipped(const std::string& label, const std::string& what);
+void launched(const std::string& label, const std::string& launch);
+// What Run::check_accumulates found at this shape; it probes once per check
+// (a whole launch each, seconds in CPU mode), as the rerun.
+void accumulation_probed(const std::string& label, bool accumulates);
+bool accumulation_probe_done();
 // Whether a shape of the running check was rerun already: one rerun per check
 // tells a race, and each costs a whole launch (seconds at 1000^3 in CPU mode).
 bool rerun_done();

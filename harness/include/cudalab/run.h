@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cudalab/buffer.h"
+#include "cudalab/compare.h"
 
 namespace cudalab {
 
@@ -72,6 +73,13 @@ class Run {
   // poisoned) and counts the elements of `name` that differ, bit for bit,
   // from its first result: more than 0 means a race. -1 if it could not run.
   long long rerun_changed(const std::string& name);
+  // Where every element of output `name` came back unwritten or NaN (c, its
+  // comparison with `expected`): runs the last launcher once more with that
+  // output filled with 0 instead of the poison, and tells the diagnosis when
+  // the result is then right, i.e. the kernel adds to the output (C[i] +=)
+  // instead of storing into it. Returns whether it did.
+  bool check_accumulates(const Comparison& c, const std::vector<double>& expected,
+                         const Tolerance& tolerance);
   // Guard zones written and inputs changed, as messages for the student.
   std::vector<std::string> memory_problems() const;
 

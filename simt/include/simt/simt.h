@@ -25,6 +25,11 @@ std::string schedule();
 // the source line when the kernel was compiled with -g. Empty if none did.
 const std::string& last_error_detail();
 
+// The configuration of the last launch CPU mode ran (or refused) since the
+// last call, as the harness describes a GPU launch: "matmul_tiled_kernel<<<grid
+// (3, 2, 1), block (16, 16, 1)>>>", then forgotten; "" if none.
+std::string take_last_launch();
+
 // The first __syncthreads() since the last call that some threads of a block
 // never reached because they had returned before it while the others waited
 // there ("in matmul_tiled_kernel<<<...>>>, 3 of the 256 threads of block
