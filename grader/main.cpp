@@ -876,7 +876,7 @@ int cmd_grade(const GradeArgs& a) {
 }
 
 int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path& expect_path, bool cpu,
-               const fs::path& cpu_binary) {
+               const fs::path& cpu_binary, const fs::path& access_binary) {
   if (sandbox_missing()) return kUsage;
   LabSpec lab;
   ExpectFile ex;
@@ -915,6 +915,12 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     CheckResult r = run_check(ctx, lab, check);
     // On the GPU, the second look the grader takes at a failed check
     // (explain.h), with the variant's CPU-mode build where one is given.
+    // A speed check too slow on the GPU: CPU mode's access count of its
+    // `explain` check leads (explain.h), as in the grader and `cudalab test`.
+    if (const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
+        !cpu && by && !access_binary.empty() && timed_and_failed(r))
+      explain_by_access(ctx, lab, *by, access_binary,
+                        ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", r);
     if (!cpu) {
       const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
       if (kind == SecondOpinion::racecheck || (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()))
@@ -1189,6 +1195,10 @@ int main(int argc, char** argv) {
   expect->add_option("--cpu-binary", expect_cpu_binary,
                      "the same student files built for CPU mode: a correctness check that fails on the GPU "
                      "gets the grader's second look there");
+  std::string expect_access_binary;
+  expect->add_option("--access-binary", expect_access_binary,
+                     "the same student files built for CPU mode's access report: a speed check too slow on "
+                     "the GPU leads with what its `explain` check counts there, as in the grader");
 
   const ReleaseCommand release = add_release_command(app);
   const CalibrateCommand calibrate = add_calibrate_command(app, kSourceRoot, kBuildRoot);
@@ -1222,7 +1232,8 @@ int main(int argc, char** argv) {
       auto extras = selftest->remaining();
       return cmd_selftest(extras, selftest_long);
     }
-    if (*expect) return cmd_expect(binary, lab_toml, expect_path, expect_cpu, expect_cpu_binary);
+    if (*expect)
+      return cmd_expect(binary, lab_toml, expect_path, expect_cpu, expect_cpu_binary, expect_access_binary);
     if (release.selected()) return release.run();
     if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {

@@ -247,6 +247,12 @@ bool accumulation_probe_done() {
   return state().on && state().probed;
 }
 
+bool accumulation_found() {
+  for (const auto& f : state().shapes)
+    if (f.accumulates) return true;
+  return false;
+}
+
 void launched(const std::string& label, const std::string& launch) {
   if (!collecting() || launch.empty()) return;
   shape(label).launch = launch;

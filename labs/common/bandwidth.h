@@ -59,9 +59,10 @@ inline Outcome judge(cudalab::Run& run, const cudalab::LaunchOutcome& launched, 
   // Wrong: the same inputs once more tell a race (different results) apart.
   if (!out.values_ok && c.unwritten < c.rows * c.cols) run.rerun_changed(output);
   // All of it unwritten or NaN: right when the output starts at 0 (+= into it)?
-  run.check_accumulates(c, expected, tolerance);
-  // Writing nothing outside the output proves nothing for a launch that wrote nothing.
-  if (c.unwritten == c.rows * c.cols)
+  const bool accumulates = run.check_accumulates(c, expected, tolerance);
+  // Writing nothing outside the output proves nothing for a launch that wrote
+  // nothing (one that added to it did write it).
+  if (c.unwritten == c.rows * c.cols && !accumulates)
     out.memory.push_back(cudalab::evidence::nothing_written(output, c.unwritten));
   return out;
 }

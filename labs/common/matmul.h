@@ -120,9 +120,10 @@ inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s
   if (!out.values_ok && out.comparison.unwritten < out.comparison.rows * out.comparison.cols)
     run.rerun_changed("C");
   // All of it unwritten or NaN: right when C starts at 0 (C += into it)?
-  run.check_accumulates(out.comparison, expected, options.tolerance);
-  // Writing nothing outside C proves nothing for a launch that wrote nothing.
-  if (out.comparison.unwritten == out.comparison.rows * out.comparison.cols)
+  const bool accumulates = run.check_accumulates(out.comparison, expected, options.tolerance);
+  // Writing nothing outside C proves nothing for a launch that wrote nothing
+  // (one that added to C did write it).
+  if (out.comparison.unwritten == out.comparison.rows * out.comparison.cols && !accumulates)
     out.memory.push_back(cudalab::evidence::nothing_written("C", out.comparison.unwritten));
   return out;
 }

@@ -51,8 +51,9 @@ def main():
     with open(os.path.join(a.build_dir, "meson-logs", "testlog.json")) as f:
         tests = [json.loads(l) for l in f if l.strip()]
     for t in sorted(tests, key=lambda t: t["name"]):
-        # "cudalab:03_tiling+cpu / 03_tiling/missing_first_sync (CPU mode)"
-        m = re.search(r"/ (\d\d_\w+/\w+)( \(CPU mode\))?$", t["name"])
+        # "cudalab:03_tiling+cpu / 03_tiling/missing_first_sync (CPU mode)" (Meson 1.0),
+        # "03_tiling+gpu - cudalab:03_tiling/missing_first_sync" (Meson 1.12)
+        m = re.search(r"[:/ ](\d\d_\w+/\w+)( \(CPU mode\))?$", t["name"])
         if not m or not os.path.isfile(os.path.join(variants_dir, m.group(1), "expect.toml")):
             continue
         variant, cpu = m.group(1), bool(m.group(2))

@@ -72,6 +72,7 @@ void launched(const std::string& label, const std::string& launch);
 // (a whole launch each, seconds in CPU mode), as the rerun.
 void accumulation_probed(const std::string& label, bool accumulates);
 bool accumulation_probe_done();
+bool accumulation_found();  // at some shape of the running check
 // Whether a shape of the running check was rerun already: one rerun per check
 // tells a race, and each costs a whole launch (seconds at 1000^3 in CPU mode).
 bool rerun_done();

@@ -77,7 +77,8 @@ class Run {
   // comparison with `expected`): runs the last launcher once more with that
   // output filled with 0 instead of the poison, and tells the diagnosis when
   // the result is then right, i.e. the kernel adds to the output (C[i] +=)
-  // instead of storing into it. Returns whether it did.
+  // instead of storing into it. Returns whether it did (once per check; later
+  // calls of the same check return what that probe found).
   bool check_accumulates(const Comparison& c, const std::vector<double>& expected,
                          const Tolerance& tolerance);
   // Guard zones written and inputs changed, as messages for the student.
