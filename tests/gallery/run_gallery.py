@@ -242,7 +242,10 @@ def line_with(text, phrase):
 def lead_of(output):
     """What a student reads first as the cause of a failed check (as grader/expect.h's
     leading_line): its "Diagnosis:" line, else the first line after the verdict."""
-    lines = [l.strip() for l in output.split("\n")[1:] if l.strip()]
+    # A timed check's first line is its measurements ("student 0.424 ms, naive
+    # 0.423 ms, ratio 1.00x ..."), facts the message after it explains.
+    lines = [l.strip() for l in output.split("\n")[1:]
+             if l.strip() and not re.match(r"student [0-9.]+ ms, ", l.strip())]
     return next((l for l in lines if l.startswith("Diagnosis:")), lines[0] if lines else "")
 
 
