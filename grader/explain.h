@@ -51,13 +51,15 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
 //    __syncthreads() the others reach (`return` before the tile loop, the loop
 //    inside `if (row < M && col < N)`): on a GPU they only leave stale shared
 //    memory, which reads as a boundary or coverage problem. Where CPU mode
-//    sees that, it becomes the lead; otherwise the GPU's lead stands.
+//    sees that, it becomes the lead; so does a race CPU mode sees (its rerun
+//    runs the threads of each block in another order) that bit the same way
+//    twice on the GPU. Otherwise the GPU's lead stands.
 enum class SecondOpinion { none, racecheck, cpu_mode };
 // Which one a failed check's result calls for. Host-only (tested).
 SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck);
 // The merges, host-only (tested): racecheck's result `s` (its first failure
 // is the sanitizer's report) under r's lead; CPU mode's result `cpu` whose
-// lead, where it is the skipped barrier, replaces r's. True if r changed.
+// lead, where it is the skipped barrier or a race, replaces r's. True if r changed.
 bool merge_racecheck(const CheckResult& s, CheckResult& r);
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r);
 // Runs the second opinion `kind` of `check` in `ctx` (its evidence and timing

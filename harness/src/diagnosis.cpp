@@ -169,6 +169,45 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
       ex.output, args_of(ex), missing, ex.output, verb, yours);
 }
 
+// Stores that land in the wrong places: at every compared failing shape some
+// elements are never written and others written with wrong values, the same
+// on a rerun, and no whole last rows or columns missing (a grid too small).
+// A store index with the wrong width does this (gallery-style kernel not in
+// the repository, on an H100: `out[(row + j) * cols + col]` in a transpose
+// led with "some threads return" before). Threads that skip a barrier do it
+// too on a GPU: the grader's second look in CPU mode tells those apart.
+const ShapeFacts* misplaced_example(const std::vector<const ShapeFacts*>& bad) {
+  const ShapeFacts* ex = nullptr;
+  for (const auto* f : bad) {
+    if (f->launch_failed) continue;  // judged with the others below
+    if (f->values_ok || f->unwritten == 0 || f->wrong <= f->unwritten || f->unwritten_trailing ||
+        f->rerun_changed > 0)
+      return nullptr;
+    if (!ex || f->elements > ex->elements) ex = f;
+  }
+  return ex;
+}
+
+std::string misplaced_lead(const ShapeFacts& ex, const ShapeFacts* crashed) {
+  // Only the fact of a write outside, not its own guess at a cause.
+  std::string outside = ex.memory.empty() ? "" : ex.memory.front();
+  if (const auto cut = outside.find("): "); cut != std::string::npos) outside.resize(cut + 1);
+  std::string s = fmt::format(
+      "the stores land in the wrong places: at {}, {} elements of {} are never written and {} others hold "
+      "wrong values{}{}",
+      args_of(ex), ex.unwritten, ex.output, ex.wrong - ex.unwritten,
+      ex.rerun_changed == 0 ? ", the same on a rerun" : "",
+      outside.empty() ? "" : ", and the kernel " + outside);
+  if (crashed)
+    s += fmt::format("; at {} the launch fails ({}), a store far outside {}", args_of(*crashed),
+                     crashed->launch_error, ex.output);
+  s += fmt::format(
+      ". Threads store into other elements' places (or past the end), so some elements are stored twice and "
+      "others never: check the index arithmetic of the store, row * width + col with {}'s own width ({} is "
+      "{} rows x {} columns), and which index runs along a row",
+      ex.output, ex.output, ex.rows, ex.cols);
+  return s;
+}
 }  // namespace
 
 void begin() {
@@ -294,7 +333,12 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   for (const auto* f : bad)
     if (f->not_implemented) return "";  // the message says what to do
 
-  // 1. A launch that fails: the error and the configuration say it all.
+  // 1. A launch that fails: the error and the configuration say it all,
+  //    unless it is an illegal address and the other failing shapes show
+  //    stores in the wrong places: then both are that one mistake.
+  for (const auto* f : bad)
+    if (f->launch_failed && f->launch_error.find("cudaErrorIllegalAddress") != std::string::npos)
+      if (const ShapeFacts* ex = misplaced_example(bad)) return misplaced_lead(*ex, f);
   for (const auto* f : bad)
     if (f->launch_failed) {
       std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);
@@ -446,9 +490,11 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         "the grid does not cover all of {}: at {} the last {} never written, so no thread was launched for "
         "them. Compute the grid by ceiling division, (n + block - 1) / block, in each dimension",
         ex.output, args_of(ex), ex.unwritten == 1 ? "element is" : "elements are");
+  if (const ShapeFacts* m = misplaced_example(bad)) return misplaced_lead(*m, nullptr);
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0; }))
     return fmt::format(
-        "{} of {} are never written at {}, at scattered positions rather than whole last rows or columns: "
+        "{} elements of {} are never written at {}, at scattered positions rather than whole last rows or "
+        "columns: "
         "some threads return (or skip their store) before writing, or read shared memory that was never "
         "filled",
         ex.unwritten, ex.output, args_of(ex));

@@ -134,7 +134,52 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
   f.unwritten_trailing = true;
   CHECK_THAT(lead({f}), Catch::StartsWith("the grid does not cover all of C"));
   f.unwritten_trailing = false;
-  CHECK_THAT(lead({f}), Catch::Contains("at scattered positions") && !Catch::Contains("grid does not cover"));
+  f.wrong = f.unwritten;  // only unwritten: threads that skip their store
+  CHECK_THAT(lead({f}), Catch::StartsWith("65 elements of C are never written") &&
+                            Catch::Contains("at scattered positions") &&
+                            !Catch::Contains("grid does not cover"));
+}
+
+TEST_CASE("Elements never written next to wrong ones, the same on a rerun, lead with the store's index") {
+  // A transpose storing with in's width: out[(row + j) * cols + col].
+  ShapeFacts f = shape("rows=64 cols=256", false, ErrorPattern::partly_unwritten, 16384, 16320);
+  f.output = "out";
+  f.rows = 256;
+  f.cols = 64;
+  f.unwritten = 12288;
+  f.rerun_changed = 0;
+  f.memory = {
+      "wrote 4096 floats past the end of out (first at out[16384], 16384 elements long): a thread "
+      "outside the data was not stopped by a boundary check"};
+  const std::string s = lead({f, shape("rows=64 cols=64", true)});
+  INFO(s);
+  CHECK_THAT(
+      s, Catch::StartsWith("the stores land in the wrong places: at rows=64 cols=256, 12288 elements of "
+                           "out are never written and 4032 others hold wrong values, the same on a rerun"));
+  CHECK_THAT(s, Catch::Contains("out is 256 rows x 64 columns") && Catch::Contains("(first at out[16384]") &&
+                    !Catch::Contains("boundary check"));
+
+  SECTION("with an illegal address at another shape, both are that one mistake") {
+    ShapeFacts crash = shape("rows=1000 cols=3000", true);
+    crash.launch_failed = true;
+    crash.launch_error =
+        "the kernel failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress)";
+    const std::string t = lead({f, crash});
+    INFO(t);
+    CHECK_THAT(t, Catch::StartsWith("the stores land in the wrong places") &&
+                      Catch::Contains("at rows=1000 cols=3000 the launch fails"));
+    // Alone, the crash leads with itself.
+    CHECK_THAT(lead({crash}), Catch::StartsWith("the launch fails at rows=1000 cols=3000"));
+  }
+  SECTION("but not when a rerun changes the values: that is a race") {
+    f.rerun_changed = 300;
+    CHECK_THAT(lead({f}), Catch::StartsWith("a race between threads"));
+  }
+  SECTION("nor when what is missing is whole last rows: that is the grid") {
+    f.unwritten_trailing = true;
+    f.memory.clear();
+    CHECK_THAT(lead({f}), !Catch::StartsWith("the stores land in the wrong places"));
+  }
 }
 
 TEST_CASE("Only the larger shapes wrong, with the smaller right, is said as such") {

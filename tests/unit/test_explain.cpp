@@ -148,6 +148,26 @@ TEST_CASE("CPU mode's skipped barrier replaces the GPU's boundary guess as the o
   CHECK(leads == 1);
 }
 
+TEST_CASE("A race CPU mode sees replaces the GPU's boundary guess, where the race bit the same way twice") {
+  // Gallery 23 (no __syncthreads after the inner product) on an H100: a few
+  // wrong elements, only on ragged shapes, the same on a rerun.
+  CheckResult r = failed_with({kBoundaryLead, "at M=513 N=257 K=129: 130 of 131841 elements of C wrong"});
+  CheckResult cpu =
+      failed_with({"Diagnosis: a race between threads. Run twice on the same inputs at M=17 N=33 "
+                   "K=9 (the second time with the threads of each block in another order), the "
+                   "kernel gave different results (40 elements of C changed).",
+                   "detail"});
+  REQUIRE(merge_cpu_mode(cpu, r));
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].rfind("Diagnosis: a race between threads. Run twice on the same inputs at M=17", 0) ==
+        0);
+  CHECK(r.failures[0].find("Seen in CPU mode") != std::string::npos);
+  CHECK(r.failures[1] == "at M=513 N=257 K=129: 130 of 131841 elements of C wrong");
+  // A GPU lead that is a race already keeps its own words.
+  CheckResult gpu_race = failed_with({"Diagnosis: a race between threads. Run twice at M=64 ...", "detail"});
+  CHECK_FALSE(merge_cpu_mode(cpu, gpu_race));
+}
+
 TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was") {
   CheckResult r = failed_with({kBoundaryLead, "detail"});
   const CheckResult before = r;
