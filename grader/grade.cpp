@@ -1028,7 +1028,17 @@ SubmissionGrade Grader::run(Staged st) {
       profile(fmt::format("slot {}: {} {} ran", st.slot, lab.spec->id, check.id));
       done[i][c] = std::move(r);
     }
-    for (auto& r : done[i]) lab.results.push_back(std::move(*r));
+    for (auto& r : done[i]) {
+      // The grading folder's paths mean nothing to a student: "launched at
+      // labs/03_tiling/matmul_tiled.cu:61", as in the build log.
+      std::vector<std::string*> texts{&r->output};
+      for (auto& f : r->failures) texts.push_back(&f);
+      for (auto& n : r->notes) texts.push_back(&n);
+      for (int slot : {st.slot, 0, kReferenceSlot})
+        for (const fs::path& dir : {fs::absolute(overlay(slot)), overlay(slot)})
+          for (std::string* text : texts) replace_all(*text, dir.string() + "/", "labs/");
+      lab.results.push_back(std::move(*r));
+    }
   }
   for (auto& lab : g.labs)
     if (lab.status != "graded") fill_unrun(lab);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace cudalab::diagnosis {
 
@@ -208,6 +209,138 @@ std::string misplaced_lead(const ShapeFacts& ex, const ShapeFacts* crashed) {
       ex.output, ex.output, ex.rows, ex.cols);
   return s;
 }
+
+long long dim(const ShapeFacts& f, const std::string& name) {
+  for (const auto& [n, v] : f.dims)
+    if (n == name) return v;
+  return -1;
+}
+
+// The dimensions whose equality splits the shapes exactly: every shape where
+// they are equal is right, every shape where they differ is wrong, none
+// changes on a rerun. An index that uses one dimension where another belongs
+// (a row width of K where B's is N, rows for cols) cannot show while they are
+// equal. Unseen kernels on an H100 (2026-11-24) led with "the boundary checks"
+// before, because the labs' square shapes are mostly multiples of the tile:
+// `B[k * K + col]` in a naive matmul, `row * rows + col` in a matrix add. A
+// ragged square shape (1 x 1, 17 x 17) tells the two apart: a missing
+// boundary check fails there, a mixed-up width does not. Empty: no such split.
+// Each pair found: {a, b}; the labs' square shapes have M = N = K, so
+// several pairs often split the shapes the same way.
+std::vector<std::pair<std::string, std::string>> equal_dims_split(const std::vector<ShapeFacts>& facts) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (facts.empty() || facts.front().dims.size() < 2) return pairs;
+  const auto& first = facts.front().dims;
+  for (std::size_t i = 0; i < first.size(); ++i)
+    for (std::size_t j = i + 1; j < first.size(); ++j) {
+      const std::string &a = first[i].first, &b = first[j].first;
+      bool exact = true, any_equal = false, any_differ = false;
+      for (const auto& f : facts) {
+        const long long x = dim(f, a), y = dim(f, b);
+        // A width mixed up moves most of the output: a few wrong elements
+        // here and there are something else (a race that hid on the square
+        // multiples, gallery 23 on an H100).
+        const bool few_wrong =
+            !f.launch_failed && f.memory.empty() && !f.values_ok && f.wrong * 4 < f.elements;
+        if (x < 0 || y < 0 || f.rerun_changed > 0 || few_wrong || (x == y) == failed(f)) {
+          exact = false;
+          break;
+        }
+        // At 1 x 1 every index is 0: right there says nothing about widths.
+        any_equal |= x == y && x > 1;
+        any_differ |= x != y;
+      }
+      if (exact && any_equal && any_differ) pairs.emplace_back(a, b);
+    }
+  return pairs;
+}
+
+// The largest side of the block of a shape's launch ("...block (16, 16,
+// 1)>>>"), 0 where no launch was seen.
+long long block_side(const ShapeFacts& f) {
+  const auto at = f.launch.rfind("block (");
+  if (at == std::string::npos) return 0;
+  long long x = 0, y = 0;
+  return std::sscanf(f.launch.c_str() + at, "block (%lld, %lld", &x, &y) == 2 ? std::max(x, y) : 0;
+}
+
+// The pairs of dimensions mixed up, where they explain the shapes better
+// than the boundary checks. Both can split the shapes alike: lab 02's ragged
+// check is right at 1 x 1 x 1 and 1000^3 only, squares and (1000) a multiple
+// of 8. A missing boundary check shows wherever threads run past the edge, so
+// a right shape that is not a multiple of the block's side (1000 with blocks
+// of 16) rules it out; where every right shape is a multiple of the block
+// (no_boundary's memory check: 64^3 with blocks of 16) the boundary leads.
+std::vector<std::pair<std::string, std::string>> mixed_dims(const std::vector<ShapeFacts>& facts) {
+  auto pairs = equal_dims_split(facts);
+  if (pairs.empty() || !dividing_tile(facts)) return pairs;
+  for (const auto& f : facts) {
+    const long long side = block_side(f);
+    if (failed(f) || side <= 1) continue;
+    for (const auto& [n, v] : f.dims)
+      if (v > 1 && v % side != 0) return pairs;
+  }
+  return {};
+}
+
+std::string mixed_dims_lead(const std::vector<std::pair<std::string, std::string>>& pairs,
+                            const std::vector<const ShapeFacts*>& bad,
+                            const std::vector<const ShapeFacts*>& good, const ShapeFacts* crashed) {
+  // The names in the shapes' order; "M = N = K" where every pair of them
+  // splits the shapes, else the first pair and the others as the same shapes.
+  std::vector<std::string> names;
+  for (const auto& [n, v] : bad.front()->dims)
+    for (const auto& [a, b] : pairs)
+      if ((n == a || n == b) && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  std::string equal, same;
+  if (pairs.size() == names.size() * (names.size() - 1) / 2) {
+    for (const auto& n : names) equal += (equal.empty() ? "" : " = ") + n;
+  } else {
+    equal = pairs.front().first + " = " + pairs.front().second;
+    for (std::size_t i = 1; i < pairs.size(); ++i)
+      same += fmt::format("; the same shapes as where {} = {}", pairs[i].first, pairs[i].second);
+  }
+  std::vector<std::string> right;
+  for (const auto* g : good)
+    if (right.size() < 2) right.push_back(args_of(*g));
+  right.back() += same;
+  // The example: the first failing shape whose output was compared wrong or
+  // that wrote outside; the smallest usually, the easiest to follow by hand.
+  const ShapeFacts* ex = nullptr;
+  for (const auto* f : bad)
+    if (!f->launch_failed && (!f->values_ok || !f->memory.empty())) {
+      ex = f;
+      break;
+    }
+  std::string s = fmt::format(
+      "{} mixed up in an index: right on every shape where {} ({}), wrong on every shape where they differ",
+      join_names(names), equal, join_names(right));
+  if (ex) {
+    if (!ex->values_ok && ex->unwritten > 0 && ex->wrong > ex->unwritten)
+      s += fmt::format(
+          ". At {}, the stores land in the wrong places: {} elements of {} are never written and {} others "
+          "hold wrong values",
+          args_of(*ex), ex->unwritten, ex->output, ex->wrong - ex->unwritten);
+    else if (!ex->values_ok)
+      s += fmt::format(". At {}, {} of {} elements of {} are wrong", args_of(*ex), ex->wrong, ex->elements,
+                       ex->output);
+    else
+      s += fmt::format(". At {} the values are right", args_of(*ex));
+    std::string outside = ex->memory.empty() ? "" : ex->memory.front();
+    if (const auto cut = outside.find("): "); cut != std::string::npos) outside.resize(cut + 1);
+    if (!outside.empty()) s += ", and the kernel " + outside;
+  }
+  if (crashed)
+    s += fmt::format("; at {} the launch fails ({}): an access far outside the buffers", args_of(*crashed),
+                     crashed->launch_error);
+  s += fmt::format(
+      ". An index that uses one of {} where another belongs gives the right answer while they are equal: "
+      "check the width in every row * width + col (a row-major matrix of R rows and C columns has width C, "
+      "and each matrix has its own), the bound each index is checked against, and which of x and y runs "
+      "along which dimension",
+      join_names(names));
+  return s;
+}
 }  // namespace
 
 void begin() {
@@ -337,8 +470,10 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   //    unless it is an illegal address and the other failing shapes show
   //    stores in the wrong places: then both are that one mistake.
   for (const auto* f : bad)
-    if (f->launch_failed && f->launch_error.find("cudaErrorIllegalAddress") != std::string::npos)
+    if (f->launch_failed && f->launch_error.find("cudaErrorIllegalAddress") != std::string::npos) {
+      if (const auto pairs = mixed_dims(facts); !pairs.empty()) return mixed_dims_lead(pairs, bad, good, f);
       if (const ShapeFacts* ex = misplaced_example(bad)) return misplaced_lead(*ex, f);
+    }
   for (const auto* f : bad)
     if (f->launch_failed) {
       std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);
@@ -368,12 +503,13 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   for (const auto* f : bad)
     if (!f->barrier_skip.empty() && !f->values_ok)
       return fmt::format(
-          "a __syncthreads() that some threads never reach: at {}, {}. Those threads load no part of the "
-          "tile, so the others compute with elements nobody stored. Every thread of a block must reach every "
-          "__syncthreads(): let the threads outside C run the tile loop too (loading 0 past the edges) and "
-          "guard only the store, instead of returning early or wrapping the loop in `if (row < M && col < "
-          "N)`",
-          args_of(*f), f->barrier_skip);
+          "a __syncthreads() that some threads never reach: at {}, {}. Those threads returned early or "
+          "skipped the barrier inside an `if`, so the block's threads no longer wait for each other there, "
+          "and some read shared memory that is not filled yet. Every thread of a block must reach every "
+          "__syncthreads(): keep each one out of any `if` (or loop, or early `return`) that depends on the "
+          "thread's index, let the threads past the edge of {} run the loop too (loading 0 past the edges), "
+          "and guard only the loads and the store",
+          args_of(*f), f->barrier_skip, f->output.empty() ? std::string("the output") : f->output);
 
   // 2. The shapes split by a tile size: the boundary checks. Before the
   //    race: a kernel without them also gives different results on a rerun
@@ -398,6 +534,9 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   // right on every square shape, a multiple or not), which would blame the
   // boundary checks.
   if (const std::string s = unwritten_edge_lead(bad); !s.empty()) return s;
+  // Right exactly where two dimensions are equal: before the split by the
+  // tile, which the labs' square multiples satisfy too.
+  if (const auto pairs = mixed_dims(facts); !pairs.empty()) return mixed_dims_lead(pairs, bad, good, nullptr);
   if (const long long t = dividing_tile(facts); t && bad.size() < facts.size()) {
     const auto dims = ragged_in_every_failure(facts, t);
     std::vector<std::string> all;

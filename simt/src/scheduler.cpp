@@ -440,7 +440,7 @@ void warn_once(const std::string& key, const std::string& message) {
 }
 
 // The first barrier since take_barrier_skip() that threads of a block skipped
-// by returning before it, in words ("" if none).
+// (by returning before it, or inside a branch), in words ("" if none).
 std::string g_barrier_skip;
 
 void release_barrier(unsigned n) {
@@ -470,8 +470,8 @@ void release_barrier(unsigned n) {
     const uint3 t = g_fibers[first_exited].tid, b = simt_rt_block_idx;
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "in %s, %u of the %u threads of block (%u, %u, %u) had returned (thread (%u, %u, %u) "
-                  "first) before the __syncthreads()%s%s that the other %d waited at",
+                  "in %s, %u of the %u threads of block (%u, %u, %u) had finished the kernel (thread (%u, "
+                  "%u, %u) first) without the __syncthreads()%s%s that the other %d waited at",
                   where_launched().c_str(), exited, n, b.x, b.y, b.z, t.x, t.y, t.z,
                   line.empty() ? "" : " at ", line.c_str(), arrived);
     g_barrier_skip = buf;
@@ -485,6 +485,19 @@ void release_barrier(unsigned n) {
     if (lines.size() > 1) {
       std::string list;
       for (const auto& l : lines) list += (list.empty() ? "" : ", ") + (l.empty() ? std::string("?") : l);
+      // The same mistake as above, seen before any thread finished: a
+      // __syncthreads() inside an `if` some threads of the block skip, while
+      // they wait at the next one (an unseen kernel's `if (t + tx < K)
+      // __syncthreads();`, right on an H100 by luck, 2026-11-24).
+      if (g_barrier_skip.empty()) {
+        const uint3 b = simt_rt_block_idx;
+        char buf[512];
+        std::snprintf(buf, sizeof buf,
+                      "in %s, the threads of block (%u, %u, %u) waited at different __syncthreads() (%s): "
+                      "some skipped one",
+                      where_launched().c_str(), b.x, b.y, b.z, list.c_str());
+        g_barrier_skip = buf;
+      }
       warn_once(std::string("divergent:") + kernel_name(),
                 "in " + where_launched() + ", the threads of a block wait at different __syncthreads() (" +
                     list +

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "cudalab/buffer.h"
 #include "cudalab/compare.h"
@@ -151,7 +152,8 @@ TEST_CASE("Elements never written next to wrong ones, the same on a rerun, lead 
   f.memory = {
       "wrote 4096 floats past the end of out (first at out[16384], 16384 elements long): a thread "
       "outside the data was not stopped by a boundary check"};
-  const std::string s = lead({f, shape("rows=64 cols=64", true)});
+  // Right at a shape that is not square: no mix-up of rows and cols (below).
+  const std::string s = lead({f, shape("rows=128 cols=64", true)});
   INFO(s);
   CHECK_THAT(
       s, Catch::StartsWith("the stores land in the wrong places: at rows=64 cols=256, 12288 elements of "
@@ -284,4 +286,97 @@ TEST_CASE("An output right only when it starts at 0 leads with += into it, not w
   const std::string s = lead({f});
   CHECK_THAT(s, Catch::StartsWith("C is right only when it starts at 0: at M=16 N=16 K=16"));
   CHECK_THAT(s, Catch::Contains("`C[i] += ...`"));
+}
+
+namespace {
+
+// A matmul's shape, launched with blocks of 16 x 16.
+ShapeFacts matmul(int m, int n, int k, bool ok) {
+  ShapeFacts f = shape("M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" + std::to_string(k), ok,
+                       ErrorPattern::everywhere, std::size_t(m) * n, std::size_t(m) * n);
+  f.launch = "matmul_naive_kernel<<<grid (" + std::to_string((n + 15) / 16) + ", " +
+             std::to_string((m + 15) / 16) + ", 1), block (16, 16, 1)>>>";
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("Right exactly where two dimensions are equal leads with them mixed up, not the boundary checks") {
+  // A naive matmul reading B with K as its width, `B[k * K + col]` (unseen
+  // kernel, H100 2026-11-24): lab 02's ragged shapes are right only where
+  // N = K, and those (1x1x1, 1000^3) are square, so M = N = K splits them too.
+  std::vector<ShapeFacts> facts = {matmul(1, 1, 1, true),         matmul(17, 33, 9, false),
+                                   matmul(31, 17, 47, false),     matmul(513, 257, 129, false),
+                                   matmul(2047, 129, 513, false), matmul(1000, 1000, 1000, true)};
+  for (auto& f : facts) f.rerun_changed = f.values_ok ? -1 : 0;
+  std::string s = lead(facts);
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("M, N and K mixed up in an index: right on every shape where M = N = K (M=1 "
+                               "N=1 K=1 and M=1000 N=1000 K=1000), wrong on every shape where they differ. "
+                               "At M=17 N=33 K=9, 561 of 561 elements of C are wrong"));
+  CHECK_THAT(s, !Catch::Contains("boundary checks") && Catch::Contains("row * width + col"));
+
+  SECTION("a shape with M = N but K apart (lab 03's 64x64x100) no longer says M = N") {
+    facts.push_back(matmul(64, 64, 100, false));
+    s = lead(facts);
+    CHECK_THAT(s,
+               Catch::StartsWith("M, N and K mixed up in an index: right on every shape where M = K (M=1 N=1 "
+                                 "K=1 and M=1000 N=1000 K=1000; the same shapes as where N = K), wrong on "
+                                 "every shape where they differ"));
+  }
+  SECTION("right only where every side is a multiple of the block is the boundary checks' sign") {
+    // no_boundary's memory check: 64^3 right, blocks of 16.
+    facts = {matmul(17, 33, 9, false), matmul(513, 257, 129, false), matmul(64, 64, 64, true)};
+    CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
+  }
+  SECTION("a ragged square shape that fails is the boundary checks' sign, not a mix-up") {
+    facts[0] = matmul(1, 1, 1, false);
+    facts.push_back(matmul(64, 64, 64, true));
+    CHECK_THAT(lead(facts), !Catch::Contains("mixed up"));
+  }
+  SECTION("right only at 1x1x1, where every index is 0, is no evidence of a mix-up") {
+    facts.pop_back();
+    CHECK_THAT(lead(facts), !Catch::Contains("mixed up"));
+  }
+  SECTION("results that change on a rerun are not a mix-up") {
+    facts[1].rerun_changed = 20;
+    CHECK_THAT(lead(facts), !Catch::Contains("mixed up"));
+  }
+}
+
+TEST_CASE("Rows and cols mixed up, with misplaced stores and a crash at another shape, is one lead") {
+  // A matrix add indexing with row * rows + col, in CPU mode: right at 1x1 and
+  // 1000x1000, misplaced at 33x65, an illegal address at 4097x31.
+  ShapeFacts wrong = shape("rows=33 cols=65", false, ErrorPattern::partly_unwritten, 2145, 2100);
+  wrong.unwritten = 1000;
+  wrong.rerun_changed = 0;
+  ShapeFacts crash = shape("rows=4097 cols=31", true);
+  crash.launch_failed = true;
+  crash.launch_error =
+      "the kernel failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress)";
+  ShapeFacts square = shape("rows=1000 cols=1000", true);
+  square.launch = "matrix_add_kernel<<<grid (32, 125, 1), block (32, 8, 1)>>>";  // 1000: not a multiple of 32
+  const std::string s = lead({shape("rows=1 cols=1", true), wrong, square, crash});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("rows and cols mixed up in an index: right on every shape where rows = cols "
+                               "(rows=1 cols=1 and rows=1000 cols=1000)"));
+  CHECK_THAT(s, Catch::Contains("At rows=33 cols=65, the stores land in the wrong places: 1000 elements of C "
+                                "are never written and 1100 others hold wrong values") &&
+                    Catch::Contains("at rows=4097 cols=31 the launch fails"));
+}
+
+TEST_CASE("Threads that skip a barrier are told to keep it out of branches, in the output's own name") {
+  ShapeFacts f = shape("rows=33 cols=65", false, ErrorPattern::scattered, 2145, 300);
+  f.output = "out";
+  f.barrier_skip =
+      "in transpose_kernel, 248 of the 256 threads of block (2, 0, 0) had finished the kernel (thread (1, 0, "
+      "0) first) without the __syncthreads() that the other 8 waited at";
+  const std::string s = lead({f});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("a __syncthreads() that some threads never reach: at rows=33 cols=65, in "
+                                  "transpose_kernel, 248 of the 256"));
+  CHECK_THAT(s, Catch::Contains("returned early or skipped the barrier inside an `if`") &&
+                    Catch::Contains("past the edge of out") && !Catch::Contains("outside C"));
 }
