@@ -283,6 +283,84 @@ std::vector<std::pair<std::string, std::string>> mixed_dims(const std::vector<Sh
   return {};
 }
 
+// The fact of a write outside a buffer, without its guessed cause.
+std::string outside_fact(const ShapeFacts& f) {
+  std::string s = f.memory.empty() ? "" : f.memory.front();
+  if (const auto cut = s.find("): "); cut != std::string::npos) s.resize(cut + 1);
+  return s;
+}
+
+// Every failing shape writes outside a buffer, and at some the values are
+// wrong as well: the condition before the store lets threads past the edge
+// through. An unseen naive matmul with `if (row > M || col > N) return;`
+// (H100, 2026-11-24) led with "the values are right" from its 1 x 1 x 1
+// shape, while at the others a thread one column past the edge stored into
+// the next row.
+std::string edge_threads_store_lead(const std::vector<const ShapeFacts*>& bad) {
+  const ShapeFacts* wrong = nullptr;
+  for (const auto* f : bad) {
+    if (f->launch_failed || f->memory.empty() || f->memory.front().find("wrote ") != 0) return "";
+    if (!f->values_ok && !wrong) wrong = f;
+  }
+  // A few wrong elements next to the edge, not stores all over the place
+  // (those are the store's index: misplaced_lead).
+  if (!wrong || wrong->wrong * 4 >= wrong->elements || misplaced_example(bad)) return "";
+  const ShapeFacts& first = *bad.front();
+  std::string s = fmt::format(
+      "threads past the edge store: at every failing shape the kernel writes outside its output (at {}: {})",
+      args_of(first), outside_fact(first));
+  s += fmt::format(", and at {} {} of {} elements of {} are wrong as well", args_of(*wrong), wrong->wrong,
+                   wrong->elements, wrong->output);
+  s += ". The condition before the store must stop every thread whose row or column is past the edge: "
+       "`row < M && col < N` (an off-by-one, `<=` or `>` where `<` or `>=` belongs, lets the threads one "
+       "past the edge through, and one a column past the last stores into the next row)";
+  return s;
+}
+
+// The dimensions that split the shapes at the block's side: every shape
+// where they are at most one block (one tile) is right, every shape where one
+// is larger is wrong, the same on a rerun. Only one tile's worth counts: an
+// unseen tiled matmul resetting its accumulator inside the loop over tiles
+// (H100, 2026-11-24) was told "check the index arithmetic" before; it is
+// right at every K <= 16.
+std::vector<std::string> one_tile_dims(const std::vector<ShapeFacts>& facts, long long& side) {
+  side = 0;
+  for (const auto& f : facts) side = std::max(side, block_side(f));
+  std::vector<std::string> names;
+  if (side <= 1 || facts.empty()) return names;
+  for (const auto& f : facts)
+    if (f.dims.empty() || f.launch_failed || !f.memory.empty() || f.rerun_changed > 0) return names;
+  for (const auto& [name, v0] : facts.front().dims) {
+    bool split = true, any_good = false, any_bad = false;
+    for (const auto& f : facts) {
+      const long long v = dim(f, name);
+      if (v < 0 || (v <= side) == failed(f)) split = false;
+      (failed(f) ? any_bad : any_good) = true;
+    }
+    if (split && any_good && any_bad) names.push_back(name);
+  }
+  return names;
+}
+
+std::string one_tile_lead(const std::vector<std::string>& names, long long side,
+                          const std::vector<const ShapeFacts*>& bad,
+                          const std::vector<const ShapeFacts*>& good) {
+  std::vector<std::string> right;
+  for (const auto* g : good)
+    if (right.size() < 2) right.push_back(args_of(*g));
+  const ShapeFacts& ex = *bad.front();
+  const bool one = names.size() == 1;
+  const std::string which = join_names(names);
+  return fmt::format(
+      "only one tile's worth of {0} counts: right on every shape where {0} {1} at most {2} ({3}), wrong on "
+      "every shape where {4} larger (at {5}, {6} of {7} elements of {8} are wrong, the same on a rerun). Up "
+      "to {2} the loop over the tiles along {0} runs once; past that the tiles' partial results are lost: "
+      "look for an accumulator reset inside the loop over tiles, a store that overwrites the result of the "
+      "tiles before, or a loop that stops after the first tile",
+      which, one ? "is" : "are", side, join_names(right), one ? "it is" : "one is", args_of(ex), ex.wrong,
+      ex.elements, ex.output);
+}
+
 std::string mixed_dims_lead(const std::vector<std::pair<std::string, std::string>>& pairs,
                             const std::vector<const ShapeFacts*>& bad,
                             const std::vector<const ShapeFacts*>& good, const ShapeFacts* crashed) {
@@ -587,7 +665,9 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   for (const auto* f : bad)
     if (f->rerun_changed > 0) return race_lead(*f);
 
-  // 4. Writes outside the buffers or changed inputs, with right values.
+  // 4. Writes outside the buffers or changed inputs, with right values;
+  //    with wrong values too, threads past the edge that store.
+  if (const std::string s = edge_threads_store_lead(bad); !s.empty()) return s;
   for (const auto* f : bad)
     if (!f->memory.empty() && f->values_ok)
       return fmt::format(
@@ -637,6 +717,12 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         "some threads return (or skip their store) before writing, or read shared memory that was never "
         "filled",
         ex.unwritten, ex.output, args_of(ex));
+  // Only one tile's worth along some dimension counts.
+  {
+    long long side = 0;
+    if (const auto names = one_tile_dims(facts, side); !names.empty())
+      return one_tile_lead(names, side, bad, good);
+  }
   // Only the larger shapes fail.
   if (!good.empty()) {
     std::size_t largest_good = 0, smallest_bad = SIZE_MAX;

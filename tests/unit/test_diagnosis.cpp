@@ -380,3 +380,56 @@ TEST_CASE("Threads that skip a barrier are told to keep it out of branches, in t
   CHECK_THAT(s, Catch::Contains("returned early or skipped the barrier inside an `if`") &&
                     Catch::Contains("past the edge of out") && !Catch::Contains("outside C"));
 }
+
+TEST_CASE("Writes past the end at every failing shape, with a few wrong values, lead with the edge threads") {
+  // A naive matmul with `if (row > M || col > N) return;` (unseen kernel, H100
+  // 2026-11-24): at 1x1x1 the values are right but 2 floats land past the
+  // end; at 17x33x9 a thread one column past the edge also stores into the
+  // next row.
+  ShapeFacts one = matmul(1, 1, 1, true);
+  one.memory = {
+      "wrote 2 floats past the end of C (first at C[1], 1 elements long): a thread outside the data "
+      "was not stopped by a boundary check"};
+  ShapeFacts small = matmul(17, 33, 9, false);
+  small.wrong = 16;
+  small.memory = {
+      "wrote 34 floats past the end of C (first at C[561], 561 elements long): a thread outside "
+      "the data was not stopped by a boundary check"};
+  ShapeFacts square = matmul(1000, 1000, 1000, false);
+  square.wrong = 999;
+  square.memory = {
+      "wrote 1001 floats past the end of C (first at C[1000000], 1000000 elements long): a "
+      "thread outside the data was not stopped by a boundary check"};
+  const std::string s = lead({one, small, square});
+  INFO(s);
+  CHECK_THAT(
+      s, Catch::StartsWith("threads past the edge store: at every failing shape the kernel writes outside "
+                           "its output (at M=1 N=1 K=1: wrote 2 floats past the end of C (first at C[1], "
+                           "1 elements long)), and at M=17 N=33 K=9 16 of 561 elements of C are wrong"));
+  CHECK_THAT(s, !Catch::Contains("the values are right"));
+  // With right values everywhere it is still only the writes outside.
+  small.values_ok = square.values_ok = true;
+  CHECK_THAT(lead({one, small, square}), Catch::StartsWith("the values are right, but at M=1 N=1 K=1"));
+}
+
+TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads with only one tile counting") {
+  // A tiled matmul resetting its accumulator inside the loop over tiles
+  // (unseen kernel, H100 2026-11-24): lab 03's ragged shapes are right where
+  // K <= 16 and wrong everywhere else, the same on a rerun.
+  std::vector<ShapeFacts> facts = {matmul(1, 1, 1, true),          matmul(17, 33, 9, true),
+                                   matmul(64, 64, 100, false),     matmul(31, 17, 47, false),
+                                   matmul(513, 257, 129, false),   matmul(2047, 129, 513, false),
+                                   matmul(1000, 1000, 1000, false)};
+  for (auto& f : facts) f.rerun_changed = f.values_ok ? -1 : 0;
+  const std::string s = lead(facts);
+  INFO(s);
+  CHECK_THAT(
+      s, Catch::StartsWith("only one tile's worth of K counts: right on every shape where K is at most 16 "
+                           "(M=1 N=1 K=1 and M=17 N=33 K=9), wrong on every shape where it is larger (at "
+                           "M=64 N=64 K=100, 4096 of 4096 elements of C are wrong"));
+  CHECK_THAT(s, Catch::Contains("accumulator reset inside the loop over tiles") &&
+                    !Catch::Contains("index arithmetic"));
+  // Without the block's size nothing says where one tile ends.
+  for (auto& f : facts) f.launch.clear();
+  CHECK_THAT(lead(facts), !Catch::Contains("one tile's worth"));
+}
