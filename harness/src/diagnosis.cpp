@@ -356,7 +356,9 @@ std::string one_tile_lead(const std::vector<std::string>& names, long long side,
       "every shape where {4} larger (at {5}, {6} of {7} elements of {8} are wrong, the same on a rerun). Up "
       "to {2} the loop over the tiles along {0} runs once; past that the tiles' partial results are lost: "
       "look for an accumulator reset inside the loop over tiles, a store that overwrites the result of the "
-      "tiles before, or a loop that stops after the first tile",
+      "tiles before, a loop that stops after the first tile, or an index that reads the tiles after the "
+      "first "
+      "from the wrong place (the tile's offset along {0})",
       which, one ? "is" : "are", side, join_names(right), one ? "it is" : "one is", args_of(ex), ex.wrong,
       ex.elements, ex.output);
 }
