@@ -309,8 +309,13 @@ std::string edge_threads_store_lead(const std::vector<const ShapeFacts*>& bad) {
   std::string s = fmt::format(
       "threads past the edge store: at every failing shape the kernel writes outside its output (at {}: {})",
       args_of(first), outside_fact(first));
-  s += fmt::format(", and at {} {} of {} elements of {} are wrong as well", args_of(*wrong), wrong->wrong,
-                   wrong->elements, wrong->output);
+  s +=
+      fmt::format(", and at {} {} of {} elements of {} are wrong as well{}", args_of(*wrong), wrong->wrong,
+                  wrong->elements, wrong->output,
+                  wrong->rerun_changed > 0 ? fmt::format(" ({} of them changed on a rerun: two threads store "
+                                                         "into one element, in either order)",
+                                                         wrong->rerun_changed)
+                                           : "");
   s += ". The condition before the store must stop every thread whose row or column is past the edge: "
        "`row < M && col < N` (an off-by-one, `<=` or `>` where `<` or `>=` belongs, lets the threads one "
        "past the edge through, and one a column past the last stores into the next row)";
@@ -661,15 +666,18 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
             "changed (and from different ones each run): check every store's index",
             args_of(*f), m);
 
+  // Threads past the edge that store, past the end and into other
+  // elements: before the race, as two of them may store into one element
+  // (on an H100 the off-by-one variant's rerun changed 10 elements).
+  if (const std::string s = edge_threads_store_lead(bad); !s.empty()) return s;
+
   // 3. Different results on the same inputs: a race, whatever the pattern
   //    (unless the shapes split by the tile, above: threads past the edge then
   //    read memory outside the inputs, whose contents change between runs).
   for (const auto* f : bad)
     if (f->rerun_changed > 0) return race_lead(*f);
 
-  // 4. Writes outside the buffers or changed inputs, with right values;
-  //    with wrong values too, threads past the edge that store.
-  if (const std::string s = edge_threads_store_lead(bad); !s.empty()) return s;
+  // 4. Writes outside the buffers or changed inputs, with right values.
   for (const auto* f : bad)
     if (!f->memory.empty() && f->values_ok)
       return fmt::format(
