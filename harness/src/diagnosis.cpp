@@ -181,6 +181,10 @@ const ShapeFacts* misplaced_example(const std::vector<const ShapeFacts*>& bad) {
   const ShapeFacts* ex = nullptr;
   for (const auto* f : bad) {
     if (f->launch_failed) continue;  // judged with the others below
+    // One element, never written, says nothing about where stores land
+    // (an unseen `c[i + 1] = ...` on an H100 led from its n=1 shape with
+    // "never written ... some threads return", 2026-11-24).
+    if (f->elements == 1 && f->unwritten == 1) continue;
     if (f->values_ok || f->unwritten == 0 || f->wrong <= f->unwritten || f->unwritten_trailing ||
         f->rerun_changed > 0)
       return nullptr;
@@ -194,19 +198,29 @@ std::string misplaced_lead(const ShapeFacts& ex, const ShapeFacts* crashed) {
   std::string outside = ex.memory.empty() ? "" : ex.memory.front();
   if (const auto cut = outside.find("): "); cut != std::string::npos) outside.resize(cut + 1);
   std::string s = fmt::format(
-      "the stores land in the wrong places: at {}, {} elements of {} are never written and {} others hold "
+      "the stores land in the wrong places: at {}, {} of {} {} never written and {} others hold "
       "wrong values{}{}",
-      args_of(ex), ex.unwritten, ex.output, ex.wrong - ex.unwritten,
+      args_of(ex), ex.unwritten == 1 ? "1 element" : fmt::format("{} elements", ex.unwritten), ex.output,
+      ex.unwritten == 1 ? "is" : "are", ex.wrong - ex.unwritten,
       ex.rerun_changed == 0 ? ", the same on a rerun" : "",
       outside.empty() ? "" : ", and the kernel " + outside);
   if (crashed)
     s += fmt::format("; at {} the launch fails ({}), a store far outside {}", args_of(*crashed),
                      crashed->launch_error, ex.output);
-  s += fmt::format(
-      ". Threads store into other elements' places (or past the end), so some elements are stored twice and "
-      "others never: check the index arithmetic of the store, row * width + col with {}'s own width ({} is "
-      "{} rows x {} columns), and which index runs along a row",
-      ex.output, ex.output, ex.rows, ex.cols);
+  if (ex.rows <= 1 || ex.cols <= 1)
+    s += fmt::format(
+        ". Threads store into other elements' places (or past the end), so some elements are stored twice "
+        "and "
+        "others never: check the index of the store ({} has {} elements, the thread for element i stores "
+        "{}[i])",
+        ex.output, ex.elements, ex.output);
+  else
+    s += fmt::format(
+        ". Threads store into other elements' places (or past the end), so some elements are stored twice "
+        "and "
+        "others never: check the index arithmetic of the store, row * width + col with {}'s own width ({} is "
+        "{} rows x {} columns), and which index runs along a row",
+        ex.output, ex.output, ex.rows, ex.cols);
   return s;
 }
 
@@ -722,11 +736,12 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   if (const ShapeFacts* m = misplaced_example(bad)) return misplaced_lead(*m, nullptr);
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0; }))
     return fmt::format(
-        "{} elements of {} are never written at {}, at scattered positions rather than whole last rows or "
+        "{} of {} {} never written at {}, at scattered positions rather than whole last rows or "
         "columns: "
         "some threads return (or skip their store) before writing, or read shared memory that was never "
         "filled",
-        ex.unwritten, ex.output, args_of(ex));
+        ex.unwritten == 1 ? "1 element" : fmt::format("{} elements", ex.unwritten), ex.output,
+        ex.unwritten == 1 ? "is" : "are", args_of(ex));
   // Only one tile's worth along some dimension counts.
   {
     long long side = 0;

@@ -441,3 +441,27 @@ TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads w
   for (auto& f : facts) f.launch.clear();
   CHECK_THAT(lead(facts), !Catch::Contains("one tile's worth"));
 }
+
+TEST_CASE("A one-element shape does not hide stores that land in the wrong places at the others") {
+  // vector add storing c[i + 1] (unseen kernel, H100 2026-11-24): at n=1 the
+  // one element is never written, at every other shape c[0] is never
+  // written and the rest hold their neighbour's sum.
+  auto vec = [](long long n) {
+    ShapeFacts f = shape("n=" + std::to_string(n), false, ErrorPattern::scattered, n, n);
+    f.output = "c";
+    f.rows = 1;
+    f.cols = n;
+    f.unwritten = 1;
+    f.rerun_changed = 0;
+    f.memory = {"wrote 1 float past the end of c (first at c[" + std::to_string(n) + "], " +
+                std::to_string(n) + " elements long): a thread outside the data was not stopped"};
+    return f;
+  };
+  ShapeFacts one = vec(1);
+  one.unwritten_trailing = true;
+  const std::string s = lead({one, vec(31), vec(1000)});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("the stores land in the wrong places: at n=1000, 1 element of c is never "
+                                  "written and 999 others hold wrong values, the same on a rerun, and the "
+                                  "kernel wrote 1 float past the end of c"));
+}
