@@ -61,9 +61,9 @@ std::vector<std::string> describe_guard_damage(const std::string& name, std::siz
   const auto hi = damaged(after, elem_size, static_cast<long long>(count));
   if (!hi.empty()) {
     messages.push_back(
-        fmt::format("wrote {} past the end of {} (first at {}[{}], {} elements long): a thread outside the "
+        fmt::format("wrote {} past the end of {} (first at {}[{}], {} element{} long): a thread outside the "
                     "data was not stopped by a boundary check",
-                    plural(hi.size(), elem_size), name, name, hi.front(), count));
+                    plural(hi.size(), elem_size), name, name, hi.front(), count, count == 1 ? "" : "s"));
   }
   return messages;
 }
