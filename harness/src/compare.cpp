@@ -118,6 +118,24 @@ bool trailing_unwritten(const std::vector<float>& got, std::size_t rows, std::si
   return true;
 }
 
+// Whether every poisoned element lies in a wholly poisoned row: how many
+// such rows, and the first. With `by_cols`, the same for columns.
+bool whole_lines_unwritten(const std::vector<float>& got, std::size_t rows, std::size_t cols, bool by_cols,
+                           std::size_t& count, std::size_t& first) {
+  const std::size_t lines = by_cols ? cols : rows, along = by_cols ? rows : cols;
+  auto unwritten = [&](std::size_t line, std::size_t k) {
+    return is_poison(by_cols ? got[k * cols + line] : got[line * cols + k]);
+  };
+  count = 0;
+  for (std::size_t l = 0; l < lines; ++l) {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < along; ++k) n += unwritten(l, k);
+    if (n != 0 && n != along) return false;
+    if (n == along && count++ == 0) first = l;
+  }
+  return count > 0;
+}
+
 Comparison classify(const std::string& name, const std::vector<float>& got,
                     const std::vector<double>& expected, std::size_t rows, std::size_t cols,
                     const CompareOptions& options);
@@ -133,6 +151,12 @@ Comparison compare(const std::string& name, const std::vector<float>& got,
   Comparison c = classify(name, got, expected, rows, cols, options);
   if (c.unwritten > 0 && c.unwritten < rows * cols)
     c.unwritten_trailing = trailing_unwritten(got, rows, cols, c.unwritten_last_rows, c.unwritten_last_cols);
+  if (c.unwritten > 0 && c.unwritten < rows * cols && rows > 1 && cols > 1) {
+    if (!whole_lines_unwritten(got, rows, cols, false, c.unwritten_rows, c.first_unwritten_row))
+      c.unwritten_rows = 0;
+    if (!whole_lines_unwritten(got, rows, cols, true, c.unwritten_cols, c.first_unwritten_col))
+      c.unwritten_cols = 0;
+  }
   diagnosis::compared(evidence::label(), c);
   return c;
 }

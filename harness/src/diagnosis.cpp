@@ -170,6 +170,43 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
       ex.output, args_of(ex), missing, ex.output, verb, yours);
 }
 
+// Whole rows (or columns) never written between written ones, and nothing
+// else wrong, at every failing shape, with at least one shape where they
+// are not just the last ones: no thread stores there, because an index steps
+// past them (an unseen matrix add with `row = blockIdx.y * blockDim.x +
+// threadIdx.y`, or a transpose whose loop over the tile's rows stops early,
+// on an H100 2026-11-24: "at scattered positions ... some threads return").
+std::string unwritten_bands_lead(const std::vector<const ShapeFacts*>& bad) {
+  bool rows = true, cols = true, inside = false;
+  for (const auto* f : bad) {
+    if (f->launch_failed || f->values_ok || !f->memory.empty() || f->rerun_changed > 0 ||
+        f->wrong != f->unwritten || f->unwritten == 0)
+      return "";
+    rows &= f->whole_rows > 0;
+    cols &= f->whole_cols > 0;
+    inside |= !f->unwritten_trailing;
+  }
+  if (!(rows || cols) || !inside) return "";
+  // The example: a shape where the bands are not only at the end.
+  const ShapeFacts* ex = bad.front();
+  for (const auto* f : bad)
+    if (!f->unwritten_trailing) {
+      ex = f;
+      break;
+    }
+  const char* line = rows ? "row" : "column";
+  const std::size_t n = rows ? ex->whole_rows : ex->whole_cols, of = rows ? ex->rows : ex->cols;
+  const std::size_t first = rows ? ex->first_row : ex->first_col;
+  return fmt::format(
+      "whole {0}s of {1} are never written, between {0}s that are right: at {2}, {3} of the {4} {0}s of {1} "
+      "(the first is {0} {5}), and nothing else is wrong{6}. No thread stores into them, so an index steps "
+      "past them: the {0} index (blockIdx.{7} * blockDim.{7} + threadIdx.{7}: the block's size in the same "
+      "dimension as the block's index), or a loop over a tile's {0}s that stops early or steps too far (j < "
+      "TILE, in steps of the block's height)",
+      line, ex->output, args_of(*ex), n, of, first,
+      ex->launch.empty() ? "" : fmt::format(" (your launch: {})", ex->launch), rows ? "y" : "x");
+}
+
 // Stores that land in the wrong places: at every compared failing shape some
 // elements are never written and others written with wrong values, the same
 // on a rerun, and no whole last rows or columns missing (a grid too small).
@@ -486,6 +523,10 @@ void compared(const std::string& label, const Comparison& c) {
   f.cols = c.cols;
   f.last_rows = c.unwritten_last_rows;
   f.last_cols = c.unwritten_last_cols;
+  f.whole_rows = c.unwritten_rows;
+  f.whole_cols = c.unwritten_cols;
+  f.first_row = c.first_unwritten_row;
+  f.first_col = c.first_unwritten_col;
   f.wrong_zero = c.wrong_zero;
 }
 
@@ -633,6 +674,7 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   // right on every square shape, a multiple or not), which would blame the
   // boundary checks.
   if (const std::string s = unwritten_edge_lead(bad); !s.empty()) return s;
+  if (const std::string s = unwritten_bands_lead(bad); !s.empty()) return s;
   // Right exactly where two dimensions are equal: before the split by the
   // tile, which the labs' square multiples satisfy too.
   if (const auto pairs = mixed_dims(facts); !pairs.empty()) return mixed_dims_lead(pairs, bad, good, nullptr);

@@ -130,3 +130,22 @@ TEST_CASE("The sum tolerance grows with the number of terms but stays far below 
   CHECK_FALSE(t2048.accepts(10.0 + 0.05, 10.0));
   CHECK_FALSE(t1.accepts(NAN, 1.0));
 }
+
+TEST_CASE("Bands of whole rows never written between written ones are counted as such") {
+  // The row index with blockDim.x (32) where blockDim.y (8) belongs: rows 8
+  // to 31 of each 32 are never written.
+  const std::size_t rows = 33, cols = 65;
+  const auto e = ramp(rows * cols);
+  auto g = as_float(e);
+  for (std::size_t i = 8; i < 32; ++i)
+    for (std::size_t j = 0; j < cols; ++j) g[i * cols + j] = poison();
+  auto c = compare("C", g, e, rows, cols);
+  CHECK_FALSE(c.unwritten_trailing);
+  CHECK(c.unwritten_rows == 24);
+  CHECK(c.first_unwritten_row == 8);
+  CHECK(c.unwritten_cols == 0);
+  // One more unwritten element outside the bands: not whole rows any more.
+  g[0] = poison();
+  c = compare("C", g, e, rows, cols);
+  CHECK(c.unwritten_rows == 0);
+}

@@ -465,3 +465,30 @@ TEST_CASE("A one-element shape does not hide stores that land in the wrong place
                                   "written and 999 others hold wrong values, the same on a rerun, and the "
                                   "kernel wrote 1 float past the end of c"));
 }
+
+TEST_CASE("Whole rows never written between right ones lead with an index that steps past them") {
+  // A matrix add with `row = blockIdx.y * blockDim.x + threadIdx.y` (unseen
+  // kernel, H100 2026-11-24): rows 8 to 31 of each 32 are never written.
+  auto bands = [](const std::string& args, std::size_t rows, std::size_t cols, std::size_t unwritten_rows,
+                  bool trailing) {
+    ShapeFacts f = shape(args, false, ErrorPattern::partly_unwritten, rows * cols, unwritten_rows * cols);
+    f.rows = rows;
+    f.cols = cols;
+    f.unwritten = f.wrong;
+    f.whole_rows = unwritten_rows;
+    f.first_row = 8;
+    f.unwritten_trailing = trailing;
+    f.launch = "matrix_add_kernel<<<grid (3, 5, 1), block (32, 8, 1)>>>";
+    return f;
+  };
+  const std::vector<ShapeFacts> facts = {shape("rows=1 cols=1", true),
+                                         bands("rows=33 cols=65", 33, 65, 24, false),
+                                         bands("rows=1000 cols=1000", 1000, 1000, 744, false)};
+  const std::string s = lead(facts);
+  INFO(s);
+  CHECK_THAT(
+      s, Catch::StartsWith("whole rows of C are never written, between rows that are right: at rows=33 "
+                           "cols=65, 24 of the 33 rows of C (the first is row 8), and nothing else is "
+                           "wrong (your launch: matrix_add_kernel<<<grid (3, 5, 1), block (32, 8, 1)>>>)"));
+  CHECK_THAT(s, Catch::Contains("blockIdx.y * blockDim.y + threadIdx.y") && !Catch::Contains("scattered"));
+}

@@ -56,6 +56,10 @@ struct Comparison {
   // With unwritten_trailing: how many last rows and last columns are wholly
   // unwritten (one: an off-by-one in a condition; more: a grid too small).
   std::size_t unwritten_last_rows = 0, unwritten_last_cols = 0;
+  // Every unwritten element lies in a wholly unwritten row (or column): how
+  // many such rows (columns), and the first. Bands of rows between written
+  // ones are an index that steps past them, not a grid too small.
+  std::size_t unwritten_rows = 0, unwritten_cols = 0, first_unwritten_row = 0, first_unwritten_col = 0;
 
   bool ok() const { return wrong == 0; }
   // Several lines for the student: counts, first mismatches, likely cause

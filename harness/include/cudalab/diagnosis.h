@@ -44,6 +44,8 @@ struct ShapeFacts {
   bool unwritten_trailing = false;           // the unwritten elements are whole last rows or columns
   std::size_t rows = 0, cols = 0;            // of that output
   std::size_t last_rows = 0, last_cols = 0;  // with unwritten_trailing: how many of each
+  // Every unwritten element in a wholly unwritten row (column): how many, the first.
+  std::size_t whole_rows = 0, whole_cols = 0, first_row = 0, first_col = 0;
   std::string launch;  // the launcher's last launch: "kernel<<<grid (3, 2, 1), block (16, 16, 1)>>>"
   std::vector<std::string> memory;  // writes outside the buffers, inputs changed
   long long rerun_changed = -1;     // -1: not rerun; else elements that changed on a rerun
