@@ -170,6 +170,27 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
       ex.output, args_of(ex), missing, ex.output, verb, yours);
 }
 
+// "1 element of c is never written", "12288 elements of out are never written".
+std::string never_written(std::size_t n, const std::string& output) {
+  return n == 1 ? fmt::format("1 element of {} is never written", output)
+                : fmt::format("{} elements of {} are never written", n, output);
+}
+
+// The fact of a write outside a buffer, without its guessed cause.
+std::string outside_fact(const ShapeFacts& f) {
+  std::string s = f.memory.empty() ? "" : f.memory.front();
+  if (const auto cut = s.find("): "); cut != std::string::npos) s.resize(cut + 1);
+  return s;
+}
+
+// The first two right shapes, for "right on every shape where ... (these)".
+std::string right_examples(const std::vector<const ShapeFacts*>& good) {
+  std::vector<std::string> right;
+  for (const auto* g : good)
+    if (right.size() < 2) right.push_back(args_of(*g));
+  return join_names(right);
+}
+
 // Whole rows (or columns) never written between written ones, and nothing
 // else wrong, at every failing shape, with at least one shape where they
 // are not just the last ones: no thread stores there, because an index steps
@@ -232,31 +253,25 @@ const ShapeFacts* misplaced_example(const std::vector<const ShapeFacts*>& bad) {
 
 std::string misplaced_lead(const ShapeFacts& ex, const ShapeFacts* crashed) {
   // Only the fact of a write outside, not its own guess at a cause.
-  std::string outside = ex.memory.empty() ? "" : ex.memory.front();
-  if (const auto cut = outside.find("): "); cut != std::string::npos) outside.resize(cut + 1);
-  std::string s = fmt::format(
-      "the stores land in the wrong places: at {}, {} of {} {} never written and {} others hold "
-      "wrong values{}{}",
-      args_of(ex), ex.unwritten == 1 ? "1 element" : fmt::format("{} elements", ex.unwritten), ex.output,
-      ex.unwritten == 1 ? "is" : "are", ex.wrong - ex.unwritten,
-      ex.rerun_changed == 0 ? ", the same on a rerun" : "",
-      outside.empty() ? "" : ", and the kernel " + outside);
+  const std::string outside = outside_fact(ex);
+  std::string s =
+      fmt::format("the stores land in the wrong places: at {}, {} and {} others hold wrong values{}{}",
+                  args_of(ex), never_written(ex.unwritten, ex.output), ex.wrong - ex.unwritten,
+                  ex.rerun_changed == 0 ? ", the same on a rerun" : "",
+                  outside.empty() ? "" : ", and the kernel " + outside);
   if (crashed)
     s += fmt::format("; at {} the launch fails ({}), a store far outside {}", args_of(*crashed),
                      crashed->launch_error, ex.output);
+  s += ". Threads store into other elements' places (or past the end), so some elements are stored twice and "
+       "others never: ";
   if (ex.rows <= 1 || ex.cols <= 1)
     s += fmt::format(
-        ". Threads store into other elements' places (or past the end), so some elements are stored twice "
-        "and "
-        "others never: check the index of the store ({} has {} elements, the thread for element i stores "
-        "{}[i])",
-        ex.output, ex.elements, ex.output);
+        "check the index of the store ({} has {} elements, the thread for element i stores {}[i])", ex.output,
+        ex.elements, ex.output);
   else
     s += fmt::format(
-        ". Threads store into other elements' places (or past the end), so some elements are stored twice "
-        "and "
-        "others never: check the index arithmetic of the store, row * width + col with {}'s own width ({} is "
-        "{} rows x {} columns), and which index runs along a row",
+        "check the index arithmetic of the store, row * width + col with {}'s own width ({} is {} rows x {} "
+        "columns), and which index runs along a row",
         ex.output, ex.output, ex.rows, ex.cols);
   return s;
 }
@@ -334,13 +349,6 @@ std::vector<std::pair<std::string, std::string>> mixed_dims(const std::vector<Sh
   return {};
 }
 
-// The fact of a write outside a buffer, without its guessed cause.
-std::string outside_fact(const ShapeFacts& f) {
-  std::string s = f.memory.empty() ? "" : f.memory.front();
-  if (const auto cut = s.find("): "); cut != std::string::npos) s.resize(cut + 1);
-  return s;
-}
-
 // Every failing shape writes outside a buffer, and at some the values are
 // wrong as well: the condition before the store lets threads past the edge
 // through. An unseen naive matmul with `if (row > M || col > N) return;`
@@ -401,9 +409,6 @@ std::vector<std::string> one_tile_dims(const std::vector<ShapeFacts>& facts, lon
 std::string one_tile_lead(const std::vector<std::string>& names, long long side,
                           const std::vector<const ShapeFacts*>& bad,
                           const std::vector<const ShapeFacts*>& good) {
-  std::vector<std::string> right;
-  for (const auto* g : good)
-    if (right.size() < 2) right.push_back(args_of(*g));
   const ShapeFacts& ex = *bad.front();
   const bool one = names.size() == 1;
   const std::string which = join_names(names);
@@ -415,7 +420,7 @@ std::string one_tile_lead(const std::vector<std::string>& names, long long side,
       "tiles before, a loop that stops after the first tile, or an index that reads the tiles after the "
       "first "
       "from the wrong place (the tile's offset along {0})",
-      which, one ? "is" : "are", side, join_names(right), one ? "it is" : "one is", args_of(ex), ex.wrong,
+      which, one ? "is" : "are", side, right_examples(good), one ? "it is" : "one is", args_of(ex), ex.wrong,
       ex.elements, ex.output);
 }
 
@@ -436,10 +441,6 @@ std::string mixed_dims_lead(const std::vector<std::pair<std::string, std::string
     for (std::size_t i = 1; i < pairs.size(); ++i)
       same += fmt::format("; the same shapes as where {} = {}", pairs[i].first, pairs[i].second);
   }
-  std::vector<std::string> right;
-  for (const auto* g : good)
-    if (right.size() < 2) right.push_back(args_of(*g));
-  right.back() += same;
   // The example: the first failing shape whose output was compared wrong or
   // that wrote outside; the smallest usually, the easiest to follow by hand.
   const ShapeFacts* ex = nullptr;
@@ -450,21 +451,17 @@ std::string mixed_dims_lead(const std::vector<std::pair<std::string, std::string
     }
   std::string s = fmt::format(
       "{} mixed up in an index: right on every shape where {} ({}), wrong on every shape where they differ",
-      join_names(names), equal, join_names(right));
+      join_names(names), equal, right_examples(good) + same);
   if (ex) {
     if (!ex->values_ok && ex->unwritten > 0 && ex->wrong > ex->unwritten)
-      s += fmt::format(
-          ". At {}, the stores land in the wrong places: {} elements of {} are never written and {} others "
-          "hold wrong values",
-          args_of(*ex), ex->unwritten, ex->output, ex->wrong - ex->unwritten);
+      s += fmt::format(". At {}, the stores land in the wrong places: {} and {} others hold wrong values",
+                       args_of(*ex), never_written(ex->unwritten, ex->output), ex->wrong - ex->unwritten);
     else if (!ex->values_ok)
       s += fmt::format(". At {}, {} of {} elements of {} are wrong", args_of(*ex), ex->wrong, ex->elements,
                        ex->output);
     else
       s += fmt::format(". At {} the values are right", args_of(*ex));
-    std::string outside = ex->memory.empty() ? "" : ex->memory.front();
-    if (const auto cut = outside.find("): "); cut != std::string::npos) outside.resize(cut + 1);
-    if (!outside.empty()) s += ", and the kernel " + outside;
+    if (const std::string outside = outside_fact(*ex); !outside.empty()) s += ", and the kernel " + outside;
   }
   if (crashed)
     s += fmt::format("; at {} the launch fails ({}): an access far outside the buffers", args_of(*crashed),
@@ -778,12 +775,9 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   if (const ShapeFacts* m = misplaced_example(bad)) return misplaced_lead(*m, nullptr);
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0; }))
     return fmt::format(
-        "{} of {} {} never written at {}, at scattered positions rather than whole last rows or "
-        "columns: "
-        "some threads return (or skip their store) before writing, or read shared memory that was never "
-        "filled",
-        ex.unwritten == 1 ? "1 element" : fmt::format("{} elements", ex.unwritten), ex.output,
-        ex.unwritten == 1 ? "is" : "are", args_of(ex));
+        "{} at {}, at scattered positions rather than whole last rows or columns: some threads return (or "
+        "skip their store) before writing, or read shared memory that was never filled",
+        never_written(ex.unwritten, ex.output), args_of(ex));
   // Only one tile's worth along some dimension counts.
   {
     long long side = 0;
