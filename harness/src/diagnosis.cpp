@@ -386,7 +386,11 @@ std::string edge_threads_store_lead(const std::vector<const ShapeFacts*>& bad) {
 // is larger is wrong, the same on a rerun. Only one tile's worth counts: an
 // unseen tiled matmul resetting its accumulator inside the loop over tiles
 // (H100, 2026-11-24) was told "check the index arithmetic" before; it is
-// right at every K <= 16.
+// right at every K <= 16. A right shape counts only where the dimension is
+// more than 1: at 1 the loop runs once whatever it does, so an unseen tiled
+// matmul reading B's tile with threadIdx.x for its row (CPU mode,
+// 2026-11-25), wrong everywhere but at 1 x 1 x 1, was told that only one
+// tile's worth counts.
 std::vector<std::string> one_tile_dims(const std::vector<ShapeFacts>& facts, long long& side) {
   side = 0;
   for (const auto& f : facts) side = std::max(side, block_side(f));
@@ -399,7 +403,10 @@ std::vector<std::string> one_tile_dims(const std::vector<ShapeFacts>& facts, lon
     for (const auto& f : facts) {
       const long long v = dim(f, name);
       if (v < 0 || (v <= side) == failed(f)) split = false;
-      (failed(f) ? any_bad : any_good) = true;
+      if (failed(f))
+        any_bad = true;
+      else
+        any_good |= v > 1;
     }
     if (split && any_good && any_bad) names.push_back(name);
   }
@@ -787,11 +794,13 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   // Only the larger shapes fail.
   if (!good.empty()) {
     std::size_t largest_good = 0, smallest_bad = SIZE_MAX;
-    for (const auto* g : good) largest_good = std::max(largest_good, g->elements ? g->elements : 0);
+    // A one-element shape is right under most index mistakes: it shows
+    // nothing about size.
+    for (const auto* g : good) largest_good = std::max(largest_good, g->elements > 1 ? g->elements : 0);
     for (const auto* f : bad) smallest_bad = std::min(smallest_bad, f->elements);
     bool sizes_known = true;
     for (const auto& f : facts) sizes_known &= f.compared && f.elements > 0;
-    if (sizes_known && smallest_bad > largest_good)
+    if (sizes_known && largest_good > 0 && smallest_bad > largest_good)
       return fmt::format(
           "only the larger shapes are wrong (from {} up; every smaller one is right): a race that needs many "
           "blocks in flight to show (a missing __syncthreads), or an index computed in int that overflows",

@@ -442,6 +442,22 @@ TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads w
   CHECK_THAT(lead(facts), !Catch::Contains("one tile's worth"));
 }
 
+TEST_CASE("A right 1 x 1 x 1 alone is no sign that only one tile's worth counts or that size matters") {
+  // A tiled matmul reading B's tile with threadIdx.x for its row (unseen
+  // kernel, CPU mode 2026-11-25): at 1 x 1 x 1 the one thread reads the
+  // right element, every other shape is wrong all over, the same on a rerun.
+  std::vector<ShapeFacts> facts = {matmul(1, 1, 1, true), matmul(17, 33, 9, false),
+                                   matmul(64, 64, 100, false), matmul(2047, 129, 513, false)};
+  for (auto& f : facts) f.rerun_changed = f.values_ok ? -1 : 0;
+  const std::string s = lead(facts);
+  INFO(s);
+  CHECK_THAT(s, !Catch::Contains("one tile's worth") && !Catch::Contains("only the larger shapes"));
+  CHECK_THAT(s, Catch::Contains("index arithmetic"));
+  // A right shape larger than one element is evidence again.
+  facts.push_back(matmul(9, 12, 5, true));
+  CHECK_THAT(lead(facts), Catch::StartsWith("only one tile's worth of M and N counts"));
+}
+
 TEST_CASE("A one-element shape does not hide stores that land in the wrong places at the others") {
   // vector add storing c[i + 1] (unseen kernel, H100 2026-11-24): at n=1 the
   // one element is never written, at every other shape c[0] is never
