@@ -172,7 +172,9 @@ RunContext plain(const RunContext& ctx) {
 }  // namespace
 
 SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck) {
-  if (r.verdict != "fail" || r.kind != "correctness") return SecondOpinion::none;
+  if (r.kind != "correctness") return SecondOpinion::none;
+  if (r.verdict == "timeout") return SecondOpinion::cpu_mode;
+  if (r.verdict != "fail") return SecondOpinion::none;
   const auto lead = lead_of(r);
   if (lead == r.failures.end()) return SecondOpinion::none;
   if (starts(*lead, std::string(kLead) + "the launch fails")) return SecondOpinion::none;
@@ -207,6 +209,36 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
 
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   const auto seen = lead_of(cpu);
+  if (r.verdict == "timeout") {
+    std::string limit;  // "10 s (the least a check gets; ...)" of the GPU's message
+    if (!r.failures.empty()) {
+      const std::string& m = r.failures.front();
+      const std::string from = "did not finish within ";
+      if (const auto a = m.find(from); a != std::string::npos)
+        limit = m.substr(a + from.size(), m.find(" and was stopped") - a - from.size());
+    }
+    if (seen != cpu.failures.end() && starts(*seen, kBarrierLead)) {
+      std::string text = *seen;
+      if (!text.empty() && text.back() == '.') text.pop_back();
+      r.failures.insert(r.failures.begin(),
+                        text +
+                            ". (Seen in CPU mode, where this check ran again on simulated threads: on the "
+                            "GPU the threads that reached the barrier waited there for the others, and the "
+                            "check never finished.)");
+      return true;
+    }
+    if (cpu.verdict == "timeout")
+      r.failures.insert(
+          r.failures.begin(),
+          fmt::format(
+              "Diagnosis: a loop that never ends: the check did not finish within {} on the GPU, and "
+              "run again in CPU mode (simulated threads, which name a __syncthreads() that some "
+              "threads skip) it did not finish within {:.0f} s either, with no such barrier seen. Look "
+              "for a loop whose index never advances or whose condition never turns false",
+              limit.empty() ? "its limit" : limit, kHangLookLimit_s) +
+              ".");
+    return cpu.verdict == "timeout";
+  }
   if (seen == cpu.failures.end()) return false;
   const bool barrier = starts(*seen, kBarrierLead);
   const std::string race = std::string(kLead) + "a race between threads";
@@ -231,18 +263,25 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   return true;
 }
 
-void second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
+bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
                     const std::filesystem::path& cpu_binary, CheckResult& r) {
   if (kind == SecondOpinion::racecheck) {
     RunContext c = plain(ctx);
     c.sanitizer = "racecheck";
     c.max_timeout_s /= 10;  // run_check gives a sanitizer ten times the check's limit
-    merge_racecheck(run_check(c, lab, check), r);
-  } else if (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()) {
+    const CheckResult s = run_check(c, lab, check);
+    merge_racecheck(s, r);
+    return s.verdict == "timeout";
+  }
+  if (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()) {
     RunContext c = plain(ctx);
     c.binary = cpu_binary;
-    merge_cpu_mode(run_check(c, lab, check), r);
+    if (r.verdict == "timeout") c.max_timeout_s = kHangLookLimit_s;
+    const CheckResult cpu = run_check(c, lab, check);
+    merge_cpu_mode(cpu, r);
+    return cpu.verdict == "timeout";
   }
+  return false;
 }
 
 }  // namespace cudalab

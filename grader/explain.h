@@ -53,7 +53,14 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
 //    memory, which reads as a boundary or coverage problem. Where CPU mode
 //    sees that, it becomes the lead; so does a race CPU mode sees (its rerun
 //    runs the threads of each block in another order) that bit the same way
-//    twice on the GPU. Otherwise the GPU's lead stands.
+//    twice on the GPU. Otherwise the GPU's lead stands. A correctness check
+//    that timed out on the GPU gets this look too, with a short limit
+//    (kHangLookLimit_s): a block whose threads wait at a __syncthreads() that
+//    others skipped can hang there (an unseen tiled matmul with its tile
+//    loads and first barrier inside `if (row < M && col < N)`, H100
+//    2026-11-25), where simt names the barrier and finishes. Where CPU mode
+//    does not finish either, nothing was seen of a barrier: the loop that
+//    never ends leads.
 enum class SecondOpinion { none, racecheck, cpu_mode };
 // Which one a failed check's result calls for. Host-only (tested).
 SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck);
@@ -62,10 +69,14 @@ SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck);
 // lead, where it is the skipped barrier or a race, replaces r's. True if r changed.
 bool merge_racecheck(const CheckResult& s, CheckResult& r);
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r);
+// The limit of CPU mode's look at a check that hung on the GPU: a submission
+// that hangs in every check of a lab should cost about 30 s.
+inline constexpr double kHangLookLimit_s = 10;
 // Runs the second opinion `kind` of `check` in `ctx` (its evidence and timing
 // fields cleared; for cpu_mode its binary replaced by `cpu_binary`) and
-// merges it into r.
-void second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
+// merges it into r. True when that run itself did not finish (a hung check's
+// CPU-mode look): the caller may spare the lab's other hung checks theirs.
+bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
                     const std::filesystem::path& cpu_binary, CheckResult& r);
 
 }  // namespace cudalab

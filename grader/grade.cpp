@@ -565,19 +565,19 @@ void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const Check
                     ctx.work_dir / (run_stem(lab.id, by->id) + "-access.json"), launch, r);
 }
 
-void Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
                          CheckResult& r) {
   const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
-  if (kind == SecondOpinion::none) return;
+  if (kind == SecondOpinion::none) return false;
   fs::path cpu_binary;
   if (kind == SecondOpinion::cpu_mode) {
     // Built only now: most submissions never need it.
     bool ok = false;
     build_lab(lab.id + "-tests-cpu", slot, ok);
-    if (!ok) return;
+    if (!ok) return false;
     cpu_binary = build(slot) / "labs" / (lab.id + "-tests-cpu");
   }
-  second_opinion(ctx, lab, check, kind, cpu_binary, r);
+  return second_opinion(ctx, lab, check, kind, cpu_binary, r);
 }
 
 bool Grader::prepare(std::string& error) {
@@ -973,6 +973,10 @@ SubmissionGrade Grader::run(Staged st) {
           }
     }
     profile(fmt::format("slot {}: {} correctness checks ran", st.slot, correctness.size()));
+    // Labs whose hung check did not finish in CPU mode either: their other
+    // hung checks are spared that look (a submission that hangs in every
+    // check of a lab should cost about 30 s).
+    std::vector<bool> hangs_in_cpu_mode(g.labs.size(), false);
     for (std::size_t k = 0; k < correctness.size(); ++k) {
       const Pending& p = correctness[k];
       const LabSpec& spec = *g.labs[p.lab].spec;
@@ -981,7 +985,9 @@ SubmissionGrade Grader::run(Staged st) {
       RunContext plain = p.ctx;
       plain.reference_evidence.clear();
       plain.reference_s = 0;
-      if (g.gpu) second_look(plain, spec, check, st.slot, r);
+      if (g.gpu && !(r.verdict == "timeout" && hangs_in_cpu_mode[p.lab]) &&
+          second_look(plain, spec, check, st.slot, r) && r.verdict == "timeout")
+        hangs_in_cpu_mode[p.lab] = true;
       // Under the sanitizers too: a kernel can be right by luck (a race that
       // did not bite, a read past the end that found harmless values).
       for (const auto& tool : cfg_.sanitizers) {

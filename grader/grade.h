@@ -146,9 +146,10 @@ class Grader {
   // that check's CPU-mode run with simt's access report gives the leading
   // diagnosis (explain.h). Diagnosis only: the result's verdict and points
   // are left as they are.
-  // A correctness check failed on the GPU: racecheck or CPU mode where the
-  // GPU's evidence leaves the cause open (explain.h second_opinion).
-  void second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+  // A correctness check failed or hung on the GPU: racecheck or CPU mode
+  // where the GPU's evidence leaves the cause open (explain.h
+  // second_opinion). True when that second run did not finish either.
+  bool second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
                    CheckResult& r);
   void explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
                     const std::string& launch, CheckResult& r);

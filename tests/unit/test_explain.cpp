@@ -168,6 +168,55 @@ TEST_CASE("A race CPU mode sees replaces the GPU's boundary guess, where the rac
   CHECK_FALSE(merge_cpu_mode(cpu, gpu_race));
 }
 
+namespace {
+
+CheckResult hung_on_gpu() {
+  CheckResult r =
+      failed_with({"the check did not finish within 10 s (the least a check gets; the reference "
+                   "solution took 0.6 s) and was stopped: the kernel or the launcher never "
+                   "returned. An endless loop? (a loop whose index never advances, or a "
+                   "__syncthreads that not every thread of the block reaches)"});
+  r.verdict = "timeout";
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or with the endless loop") {
+  // An unseen tiled matmul with its loads and first __syncthreads() inside
+  // `if (row < M && col < N)` hung on an H100 (2026-11-25); CPU mode named
+  // the barrier.
+  REQUIRE(second_opinion_for(hung_on_gpu(), true) == SecondOpinion::cpu_mode);
+  CheckResult speed = hung_on_gpu();
+  speed.kind = "speed";
+  CHECK(second_opinion_for(speed, true) == SecondOpinion::none);
+
+  CheckResult r = hung_on_gpu();
+  REQUIRE(merge_cpu_mode(failed_with({kBarrierLead, "detail"}), r));
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].rfind("Diagnosis: a __syncthreads() that some threads never reach: at M=17", 0) == 0);
+  CHECK(r.failures[0].find("the check never finished") != std::string::npos);
+  CHECK(r.failures[1].rfind("the check did not finish within 10 s", 0) == 0);
+  CHECK(r.verdict == "timeout");  // the points are the timeout's: none
+
+  // CPU mode did not finish either: no barrier was seen, the loop leads.
+  CheckResult loop = hung_on_gpu();
+  CheckResult cpu_hung = hung_on_gpu();
+  REQUIRE(merge_cpu_mode(cpu_hung, loop));
+  CHECK(loop.failures[0].rfind("Diagnosis: a loop that never ends: the check did not finish within 10 s (the "
+                               "least a check gets; the reference solution took 0.6 s) on the GPU",
+                               0) == 0);
+  CHECK(loop.failures[0].find("did not finish within 10 s either") != std::string::npos);
+
+  // CPU mode finished and saw something else (or passed): the GPU's message stands alone.
+  CheckResult other = hung_on_gpu();
+  CHECK_FALSE(merge_cpu_mode(failed_with({kBoundaryLead}), other));
+  CheckResult passed = failed_with({});
+  passed.verdict = "pass";
+  CHECK_FALSE(merge_cpu_mode(passed, other));
+  CHECK(other.failures.size() == 1);
+}
+
 TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was") {
   CheckResult r = failed_with({kBoundaryLead, "detail"});
   const CheckResult before = r;
