@@ -770,7 +770,8 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
           [](const ShapeFacts& f) { return f.wrong > f.unwritten && f.wrong_zero == f.wrong - f.unwritten; }))
     return fmt::format(
         "{} holds 0 wherever it is wrong at {}{}: the kernel stores 0 instead of its result (an accumulator "
-        "that is never added to, a store before the loop, or a launcher that only clears {})",
+        "that is never added to, or declared int, which truncates each small product to 0; a store before "
+        "the loop; or a launcher that only clears {})",
         ex.output, args_of(ex),
         bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
         ex.output);
