@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""The GPU runs behind issues 11 and 13, as steps that fit a lent GPU's calls.
+
+  tools/gpu_acceptance.py [--build DIR] [--work DIR] [--out DIR] STEP...
+
+Steps, run in the order given (each logs to OUT/<step>.log and prints what
+it found and how long it took):
+
+  build              configure DIR (release: Meson's debug buildtype passes -G
+                     to nvcc) with the GPU variants, and build it
+  prepare            build the grading folder WORK (`cudalab grade --prepare`)
+  variants           the GPU variants (`meson test --suite gpu`) and their
+                     leads table (tests/variants/leads_table.py), OUT/variants.md
+  unseen:FOLDER      grade FOLDER as a batch (broken submissions that are not in
+                     the repository) and print each failed check's lead
+  gallery:A-B        the gallery entries numbered A to B (run_gallery.py),
+                     their table in OUT/gallery-A-B.md
+  warm-grade:N       grade the solutions N times on WORK: wall time and score
+  gpus:FOLDER        grade FOLDER with --gpus 1, then --gpus 2: wall times, and
+                     whether every submission got the same scores
+
+Every grading step shares WORK, so only the first pays for the grading
+folder and the reference's evidence (`prepare` first makes the walls of the
+later steps comparable). Exit code 1 when a step failed what it checks.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(argv, log, cwd=ROOT):
+    """Runs argv with its output appended to log; (exit code, seconds)."""
+    t0 = time.monotonic()
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(argv) + "\n")
+        f.flush()
+        rc = subprocess.call(argv, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
+    return rc, time.monotonic() - t0
+
+
+def tail(path, n):
+    with open(path, errors="replace") as f:
+        return f.read().splitlines()[-n:]
+
+
+def leads(out_dir):
+    """Each submission's score and the lead of each failed check of a lab it handed in."""
+    lines = []
+    for sub in sorted(os.listdir(out_dir)):
+        path = os.path.join(out_dir, sub, "results.json")
+        if not os.path.isfile(path):
+            continue
+        with open(path) as f:
+            doc = json.load(f)
+        lines.append(f"{sub}: {doc['score']:g} points")
+        for test in doc["tests"]:
+            text = test.get("output", "").splitlines()
+            if test["status"] == "passed" or len(text) < 2 or text[1].startswith("missing "):
+                continue
+            verdict = text[0].split(" ")[0]
+            if verdict == "not_run":
+                continue
+            # What a student reads first (grader/expect.h leading_line).
+            lead = next((t for t in text[1:] if t.startswith("Diagnosis:")), text[1])
+            lines.append(f"  {test['number']} {verdict}: {lead}")
+    return lines
+
+
+def scores(out_dir):
+    with open(os.path.join(out_dir, "grades.csv"), newline="") as f:
+        return {row["submission"]: {k: v for k, v in row.items() if k != "submission"} for row in csv.DictReader(f)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build-acceptance", help="the build folder (default build-acceptance)")
+    ap.add_argument("--work", default="/tmp/cudalab-acceptance-work", help="the grading folder")
+    ap.add_argument("--out", default="acceptance-out", help="logs and tables")
+    ap.add_argument("steps", nargs="+")
+    a = ap.parse_args()
+    build = os.path.abspath(os.path.join(ROOT, a.build))
+    out = os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    cudalab = os.path.join(build, "grader", "cudalab")
+    grade = [cudalab, "grade", "--work-dir", a.work]
+    failed = 0
+
+    def say(text):
+        print(text, flush=True)
+
+    for step in a.steps:
+        name, _, arg = step.partition(":")
+        log = os.path.join(out, step.replace(":", "-").replace("/", "_") + ".log")
+        t0 = time.monotonic()
+        ok = True
+        if name == "build":
+            if not os.path.isfile(os.path.join(build, "build.ninja")):
+                rc, _ = run(["meson", "setup", build, "--buildtype=release", "-Dvariants=true"], log)
+                ok = rc == 0
+            if ok:
+                rc, _ = run(["meson", "compile", "-C", build], log)
+                ok = rc == 0
+            say(f"build: {'ok' if ok else 'FAILED (' + log + ')'}")
+        elif name == "prepare":
+            rc, _ = run(grade + ["--prepare"], log)
+            ok = rc == 0
+            say(f"prepare: {'ok' if ok else 'FAILED (' + log + ')'}")
+        elif name == "variants":
+            rc, _ = run(["meson", "test", "-C", build, "--no-rebuild", "--suite", "gpu", "--no-suite", "grader"],
+                        log)
+            for line in tail(log, 40):
+                if line.startswith(("Ok:", "Fail:", "Skipped:", "Timeout:")):
+                    say("variants: " + " ".join(line.split()))
+            rc2, _ = run([sys.executable, os.path.join(ROOT, "tests", "variants", "leads_table.py"), build, "--out",
+                          os.path.join(out, "variants.md")], log)
+            say("variants: " + tail(log, 1)[0])
+            ok = rc == 0 and rc2 == 0
+        elif name == "unseen":
+            folder = os.path.abspath(arg)
+            dest = os.path.join(out, "unseen-" + os.path.basename(folder.rstrip("/")))
+            rc, wall = run(grade + ["--batch", folder, "--out", dest, "--force"], log)
+            ok = rc in (0, 3)  # 3: a provisional (CPU-mode) grade
+            with open(os.path.join(out, os.path.basename(dest) + "-leads.txt"), "w") as f:
+                for line in leads(dest):
+                    say(line)
+                    f.write(line + "\n")
+            say(f"unseen: {folder} graded in {wall:.1f} s")
+        elif name == "gallery":
+            first, _, last = arg.partition("-")
+            only = []
+            for n in range(int(first), int(last or first) + 1):
+                only += ["--only", f"{n:02d}_"]
+            rc, wall = run([sys.executable, os.path.join(ROOT, "tests", "gallery", "run_gallery.py"), ROOT, cudalab,
+                            a.work, "--require-gpu", "--table", os.path.join(out, f"gallery-{arg}.md")] + only, log)
+            for line in tail(log, 200):
+                if line.startswith("gallery:") or " FAIL" in line:
+                    say(line)
+            say(f"gallery {arg}: wall {wall:.1f} s")
+            ok = rc == 0
+        elif name == "warm-grade":
+            for k in range(1, int(arg or "3") + 1):
+                dest = os.path.join(out, f"warm-grade-{k}")
+                rc, wall = run(grade + [os.path.join(ROOT, "solutions"), "--out", dest], log)
+                total = next((t for t in reversed(tail(log, 20)) if t.startswith("total:")), "no total")
+                # Exit 3: a provisional grade, CPU mode without a GPU.
+                say(f"warm-grade {k}: {total}{' (provisional: no GPU)' if rc == 3 else ''}; exit {rc}; "
+                    f"wall {wall:.1f} s")
+                ok &= rc in (0, 3)
+        elif name == "gpus":
+            folder = os.path.abspath(arg)
+            got = {}
+            for n in ("1", "2"):
+                dest = os.path.join(out, f"gpus-{n}")
+                rc, wall = run(grade + ["--batch", folder, "--gpus", n, "--out", dest, "--force"], log)
+                got[n] = scores(dest) if os.path.isfile(os.path.join(dest, "grades.csv")) else {}
+                say(f"gpus {n}: {len(got[n])} submissions in {wall:.1f} s (exit {rc})" +
+                    ("" if got[n] else ": " + tail(log, 1)[0]))
+            differ = sorted(s for s in set(got["1"]) | set(got["2"]) if got["1"].get(s) != got["2"].get(s))
+            ok = bool(got["1"]) and not differ
+            say("gpus: same scores on 1 and 2 GPUs" if ok else f"gpus: scores differ: {', '.join(differ) or 'none graded'}")
+        else:
+            say(f"unknown step '{step}' (see --help)")
+            ok = False
+        failed += not ok
+        say(f"[{step}] {'ok' if ok else 'FAILED'} in {time.monotonic() - t0:.1f} s")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
