@@ -757,12 +757,25 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
     return fmt::format(
         "{} holds the transpose of the expected result at {}: a row and a column index are swapped",
         ex.output, args_of(ex));
-  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::never_written; }))
+  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::never_written; })) {
+    const std::string others =
+        bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "";
+    // A launch was seen, so asking whether there is one misleads: an unseen
+    // tiled matmul with TILE 32 and blocks of 16 x 16 threads (CPU mode,
+    // 2026-11-25) stored NaN computed from the tile's unfilled part, which
+    // reads exactly as the output's fill.
+    if (!ex.launch.empty())
+      return fmt::format(
+          "no element of {0} is written at {1}{2}, though the kernel ran (your launch: {3}): every element "
+          "still holds the NaN {0} was filled with. Either no thread reaches the store (a condition none "
+          "of them meets), or each stores NaN computed from shared memory that no thread filled (a tile "
+          "larger than the block that loads it)",
+          ex.output, args_of(ex), others, ex.launch);
     return fmt::format(
         "no element of {} is written at {}{}: does the launcher launch the kernel, with a grid that is not "
         "empty, and does the kernel store its result?",
-        ex.output, args_of(ex),
-        bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "");
+        ex.output, args_of(ex), others);
+  }
   // Every element written and wrong is exactly 0, at every failing shape:
   // not an index error (those move values around), a result never stored
   // (gallery 53: a launcher that only clears C).

@@ -277,6 +277,21 @@ TEST_CASE(
   CHECK_THAT(lead({f}), Catch::Contains("here and there"));
 }
 
+TEST_CASE("An output never written by a kernel that ran names the launch, not a missing one") {
+  // TILE 32 with blocks of 16 x 16 threads (unseen kernel, CPU mode
+  // 2026-11-25): the tile's unfilled part is NaN, and so is every C.
+  ShapeFacts f = shape("M=16 N=16 K=16", false, ErrorPattern::never_written, 256, 256);
+  f.unwritten = 256;
+  CHECK_THAT(lead({f}), Catch::Contains("does the launcher launch the kernel"));
+  f.launch = "matmul_tiled_kernel<<<grid (1, 1, 1), block (16, 16, 1)>>>";
+  const std::string s = lead({f});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("no element of C is written at M=16 N=16 K=16, though the kernel ran (your "
+                                  "launch: matmul_tiled_kernel<<<grid (1, 1, 1), block (16, 16, 1)>>>)"));
+  CHECK_THAT(s, Catch::Contains("a tile larger than the block") &&
+                    !Catch::Contains("does the launcher launch the kernel"));
+}
+
 TEST_CASE("An output right only when it starts at 0 leads with += into it, not with 'never written'") {
   ShapeFacts f = shape("M=16 N=16 K=16", false, ErrorPattern::never_written, 256, 256);
   f.unwritten = 256;
