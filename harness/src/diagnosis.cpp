@@ -154,6 +154,29 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
                                    : fmt::format("{} rows x {} columns", ex.rows, ex.cols);
   const std::string yours =
       ex.launch.empty() ? "" : fmt::format(" (your launch: {}; {} is {})", ex.launch, ex.output, shape);
+  // The grid and blocks of a launch ("<<<grid (8, 2, 1), block (32, 8, 1)>>>").
+  const auto config = [](const std::string& l) {
+    const auto at = l.find("<<<");
+    return at == std::string::npos ? std::string() : l.substr(at);
+  };
+  // The reference solution launched the same grid and blocks at this shape:
+  // threads ran for the missing rows, and a bound stopped them. An unseen
+  // transpose whose store checked in's sides instead of out's (CPU mode,
+  // 2026-11-25) was told to fix a grid that was right; the output alone
+  // cannot tell it from a swapped grid.
+  if (!one_each && !ex.launch.empty() && !config(ex.launch).empty() &&
+      config(ex.launch) == config(ex.reference_launch))
+    return fmt::format(
+        "a bound stops the threads of {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other "
+        "element is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), "
+        "so threads ran for them and none stored there. Check the condition before the store: each index "
+        "against its own dimension of {0} (a bound with the rows where the columns belong, or the input's "
+        "side where the output's belongs, cuts it short)",
+        ex.output,
+        ex.last_rows && ex.last_cols ? "rows and columns"
+        : ex.last_rows               ? "rows"
+                                     : "elements",
+        args_of(ex), missing, verb, config(ex.launch).substr(3, config(ex.launch).size() - 6), shape);
   if (one_each)
     return fmt::format(
         "an off-by-one before the store: at {} {} of {} {} never written, and at every failing shape exactly "
@@ -572,6 +595,11 @@ bool accumulation_found() {
 void launched(const std::string& label, const std::string& launch) {
   if (!collecting() || launch.empty()) return;
   shape(label).launch = launch;
+}
+
+void reference_launched(const std::string& label, const std::string& launch) {
+  if (!collecting() || launch.empty()) return;
+  shape(label).reference_launch = launch;
 }
 
 bool rerun_done() {

@@ -32,6 +32,12 @@ std::string error_label(cudaError_t e) {
   return fmt::format("{} ({})", cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
+// The last launch of the last launcher run, as describe_launch says it.
+std::string& last_described_launch() {
+  static std::string launch;
+  return launch;
+}
+
 }  // namespace
 
 bool is_sticky(cudaError_t e) {
@@ -208,6 +214,7 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     return out;
   }
   launches_seen().clear();
+  last_described_launch().clear();
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
   simt::take_barrier_skip();  // only this launcher's launches count
   simt::take_last_launch();
@@ -244,10 +251,11 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
   }
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
   diagnosis::barrier_skipped(what, simt::take_barrier_skip());
-  diagnosis::launched(what, simt::take_last_launch());
+  last_described_launch() = simt::take_last_launch();
 #else
-  if (!launches_seen().empty()) diagnosis::launched(what, describe_launch(launches_seen().back()));
+  if (!launches_seen().empty()) last_described_launch() = describe_launch(launches_seen().back());
 #endif
+  diagnosis::launched(what, last_described_launch());
   return out;
 }
 
@@ -311,6 +319,23 @@ long long Run::rerun_changed(const std::string& name) {
     changed += std::memcmp(&first[k], &second[k], sizeof(float)) != 0;
   diagnosis::rerun(what, changed, cudalab_cpu_build);
   return changed;
+}
+
+void Run::note_reference_launch(const Comparison& c, const std::function<void(float* out)>& reference) {
+  if (!reference || c.ok() || !c.unwritten_trailing || context_lost()) return;
+  const GuardedBuffer& out = find(c.name);
+  GuardedBuffer scratch(c.name + " (reference)", out.count(), sizeof(float));
+  const std::string what = fmt::format("{}({})", launcher_, shape_);
+  // Not a graded launch, nor a shape of its own.
+  const bool evidence_on = evidence::enabled();
+  evidence::set_enabled(false);
+  diagnosis::pause(true);
+  const LaunchOutcome r = run_launcher("the reference solution at " + shape_,
+                                       [&] { reference(static_cast<float*>(scratch.data())); });
+  const std::string launch = last_described_launch();
+  diagnosis::pause(false);
+  evidence::set_enabled(evidence_on);
+  if (r.ok) diagnosis::reference_launched(what, launch);
 }
 
 bool Run::check_accumulates(const Comparison& c, const std::vector<double>& expected,

@@ -65,7 +65,8 @@ bandwidth::Outcome run_vector_add(VectorLauncher launcher, const std::string& na
   const float* b = run.input("b", in.b);
   float* c = run.output("c", n);
   const auto launched = run.launch([&] { launcher(a, b, c, n); });
-  return bandwidth::judge(run, launched, "c", {1, n}, add_cpu(in.a, in.b), kTolerance);
+  return bandwidth::judge(run, launched, "c", {1, n}, add_cpu(in.a, in.b), kTolerance,
+                          [&](float* scratch) { ref::vector_add(a, b, scratch, n); });
 }
 
 bandwidth::Outcome run_matrix_add(MatrixLauncher launcher, const std::string& name, Shape s) {
@@ -75,7 +76,8 @@ bandwidth::Outcome run_matrix_add(MatrixLauncher launcher, const std::string& na
   const float* B = run.input("B", in.b);
   float* C = run.output("C", s.count());
   const auto launched = run.launch([&] { launcher(A, B, C, s.rows, s.cols); });
-  return bandwidth::judge(run, launched, "C", s, add_cpu(in.a, in.b), kTolerance);
+  return bandwidth::judge(run, launched, "C", s, add_cpu(in.a, in.b), kTolerance,
+                          [&](float* scratch) { ref::matrix_add(A, B, scratch, s.rows, s.cols); });
 }
 
 // Fails the check for a launch that failed, and for every guard zone written

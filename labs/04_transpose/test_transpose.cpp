@@ -53,7 +53,7 @@ bandwidth::Outcome run_transpose(Launcher launcher, const std::string& name, Sha
   float* out = run.output("out", s.count());
   const auto launched = run.launch([&] { launcher(in, out, s.rows, s.cols); });
   return bandwidth::judge(run, launched, "out", {s.cols, s.rows}, transpose_cpu(in_host, s.rows, s.cols),
-                          kExact);
+                          kExact, [&](float* scratch) { ref::transpose(in, scratch, s.rows, s.cols); });
 }
 
 std::vector<std::string> check_values(const std::vector<Shape>& shapes) {

@@ -39,8 +39,12 @@ struct Outcome {
 
 // The verdict on one launch into `run`: its output `output` (shape `s`)
 // compared with `expected`, and the guard zones and inputs checked.
+// `reference` (the reference solution's launcher on the same inputs, into
+// the buffer it is given) runs only where whole last rows or columns are
+// missing: its launch tells a short grid from a bound that stops threads.
 inline Outcome judge(cudalab::Run& run, const cudalab::LaunchOutcome& launched, const std::string& output,
-                     Shape s, const std::vector<double>& expected, const cudalab::Tolerance& tolerance) {
+                     Shape s, const std::vector<double>& expected, const cudalab::Tolerance& tolerance,
+                     const std::function<void(float* out)>& reference = {}) {
   Outcome out;
   if (!launched.ok) {
     out.not_implemented = launched.not_implemented;
@@ -58,6 +62,7 @@ inline Outcome judge(cudalab::Run& run, const cudalab::LaunchOutcome& launched, 
   if (!out.values_ok) out.message = fmt::format("{}({}): {}", run.launcher(), run.shape(), c.describe());
   // Wrong: the same inputs once more tell a race (different results) apart.
   if (!out.values_ok && c.unwritten < c.rows * c.cols) run.rerun_changed(output);
+  run.note_reference_launch(c, reference);
   // All of it unwritten or NaN: right when the output starts at 0 (+= into it)?
   const bool accumulates = run.check_accumulates(c, expected, tolerance);
   // Writing nothing outside the output proves nothing for a launch that wrote

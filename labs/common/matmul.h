@@ -119,6 +119,9 @@ inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s
   // Wrong: the same inputs once more tell a race (different results) apart.
   if (!out.values_ok && out.comparison.unwritten < out.comparison.rows * out.comparison.cols)
     run.rerun_changed("C");
+  // Whole last rows or columns missing: is the grid short, or does a bound
+  // stop threads that ran? The reference's own launch tells.
+  run.note_reference_launch(out.comparison, [&](float* scratch) { reference(A, B, scratch, s.M, s.N, s.K); });
   // All of it unwritten or NaN: right when C starts at 0 (C += into it)?
   const bool accumulates = run.check_accumulates(out.comparison, expected, options.tolerance);
   // Writing nothing outside C proves nothing for a launch that wrote nothing

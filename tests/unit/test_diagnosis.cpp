@@ -141,6 +141,34 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
                             !Catch::Contains("grid does not cover"));
 }
 
+TEST_CASE("Whole last rows unwritten under the reference's own grid lead with a bound, not the grid") {
+  // A transpose whose store checks in's sides instead of out's (unseen
+  // kernel, CPU mode 2026-11-25): at 64 x 256 out's last 192 rows are never
+  // written, as with a swapped grid, but the grid is the reference's.
+  ShapeFacts f = shape("rows=64 cols=256", false, ErrorPattern::partly_unwritten, 16384, 12288);
+  f.output = "out";
+  f.unwritten = 12288;
+  f.unwritten_trailing = true;
+  f.rows = 256, f.cols = 64, f.last_rows = 192;
+  f.launch = "transpose_kernel<<<grid (8, 2, 1), block (32, 8, 1)>>>";
+  f.reference_launch = "transpose_kernel<<<grid (8, 2, 1), block (32, 8, 1)>>>";
+  const std::string s = lead({f});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("a bound stops the threads of out's last rows: at rows=64 cols=256 the last "
+                               "192 rows of out are never written") &&
+                 Catch::Contains("your grid and blocks are the reference solution's (grid (8, 2, 1), block "
+                                 "(32, 8, 1); out is 256 rows x 64 columns)") &&
+                 !Catch::Contains("grid does not cover"));
+  // A swapped grid differs from the reference's: the grid leads.
+  f.launch = "transpose_kernel<<<grid (2, 8, 1), block (32, 8, 1)>>>";
+  CHECK_THAT(lead({f}), Catch::StartsWith("the grid does not cover all of out"));
+  // Without the reference's launch, as before.
+  f.launch = f.reference_launch;
+  f.reference_launch.clear();
+  CHECK_THAT(lead({f}), Catch::StartsWith("the grid does not cover all of out"));
+}
+
 TEST_CASE("Elements never written next to wrong ones, the same on a rerun, lead with the store's index") {
   // A transpose storing with in's width: out[(row + j) * cols + col].
   ShapeFacts f = shape("rows=64 cols=256", false, ErrorPattern::partly_unwritten, 16384, 16320);

@@ -47,6 +47,9 @@ struct ShapeFacts {
   // Every unwritten element in a wholly unwritten row (column): how many, the first.
   std::size_t whole_rows = 0, whole_cols = 0, first_row = 0, first_col = 0;
   std::string launch;  // the launcher's last launch: "kernel<<<grid (3, 2, 1), block (16, 16, 1)>>>"
+  // The reference solution's launch at this shape, where the lab's test ran it
+  // to tell a short grid from a bound that stops threads (Run::note_reference_launch).
+  std::string reference_launch;
   std::vector<std::string> memory;  // writes outside the buffers, inputs changed
   long long rerun_changed = -1;     // -1: not rerun; else elements that changed on a rerun
   bool rerun_reordered = false;     // CPU mode: the rerun ran the threads in another order
@@ -70,6 +73,7 @@ void memory(const std::string& label, const std::vector<std::string>& problems);
 void rerun(const std::string& label, long long changed, bool reordered = false);
 void barrier_skipped(const std::string& label, const std::string& what);
 void launched(const std::string& label, const std::string& launch);
+void reference_launched(const std::string& label, const std::string& launch);
 // What Run::check_accumulates found at this shape; it probes once per check
 // (a whole launch each, seconds in CPU mode), as the rerun.
 void accumulation_probed(const std::string& label, bool accumulates);

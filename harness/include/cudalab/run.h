@@ -81,6 +81,12 @@ class Run {
   // calls of the same check return what that probe found).
   bool check_accumulates(const Comparison& c, const std::vector<double>& expected,
                          const Tolerance& tolerance);
+  // Where output `name` lacks whole last rows or columns (c): runs
+  // `reference` (the reference solution's launcher, writing into the scratch
+  // buffer it is given, on this run's inputs) once, and tells the diagnosis
+  // its launch, which says whether the student's grid is short or a bound
+  // stops threads that ran. Words only: its output is never judged.
+  void note_reference_launch(const Comparison& c, const std::function<void(float* out)>& reference);
   // Guard zones written and inputs changed, as messages for the student.
   std::vector<std::string> memory_problems() const;
 
