@@ -160,23 +160,40 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
     return at == std::string::npos ? std::string() : l.substr(at);
   };
   // The reference solution launched the same grid and blocks at this shape:
-  // threads ran for the missing rows, and a bound stopped them. An unseen
-  // transpose whose store checked in's sides instead of out's (CPU mode,
-  // 2026-11-25) was told to fix a grid that was right; the output alone
-  // cannot tell it from a swapped grid.
+  // threads ran for the missing part, and none stored there. Unseen kernels
+  // (CPU mode, 2026-11-25) showed three ways: a transpose whose store checked
+  // in's sides, a tiled matmul with blockIdx.x and .y swapped, a vector add
+  // indexed by threadIdx.x alone; the output alone cannot tell any of them
+  // from a short grid (a swapped grid leaves the same rows unwritten).
   if (!one_each && !ex.launch.empty() && !config(ex.launch).empty() &&
-      config(ex.launch) == config(ex.reference_launch))
+      config(ex.launch) == config(ex.reference_launch)) {
+    const std::string cfg = config(ex.launch).substr(3, config(ex.launch).size() - 6);
+    const std::size_t written = ex.elements - ex.unwritten;
+    long long bx = 0, gx = 0;
+    std::sscanf(cfg.c_str(), "grid (%lld", &gx);
+    if (const auto at = cfg.find("block ("); at != std::string::npos)
+      std::sscanf(cfg.c_str() + at, "block (%lld", &bx);
+    if (vector && gx > 1 && bx > 0 && written == static_cast<std::size_t>(bx))
+      return fmt::format(
+          "every block stores into the same elements: at {} only the first {} elements of {} are written, "
+          "one "
+          "block's worth, though your grid and blocks are the reference solution's ({}), so {} blocks ran. "
+          "The "
+          "index leaves out the block: `blockIdx.x * blockDim.x + threadIdx.x`, not `threadIdx.x` alone",
+          args_of(ex), written, ex.output, cfg, gx);
     return fmt::format(
-        "a bound stops the threads of {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other "
-        "element is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), "
-        "so threads ran for them and none stored there. Check the condition before the store: each index "
-        "against its own dimension of {0} (a bound with the rows where the columns belong, or the input's "
-        "side where the output's belongs, cuts it short)",
+        "no thread stores into {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other element "
+        "is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), so threads "
+        "ran for them. Either their index does not reach those {1} (blockIdx.x where blockIdx.y belongs, or "
+        "the block left out: `blockIdx.y * blockDim.y + threadIdx.y` for a row) or the condition before the "
+        "store stops them (an index compared with the wrong dimension, or the input's side where the "
+        "output's belongs)",
         ex.output,
         ex.last_rows && ex.last_cols ? "rows and columns"
         : ex.last_rows               ? "rows"
                                      : "elements",
-        args_of(ex), missing, verb, config(ex.launch).substr(3, config(ex.launch).size() - 6), shape);
+        args_of(ex), missing, verb, cfg, shape);
+  }
   if (one_each)
     return fmt::format(
         "an off-by-one before the store: at {} {} of {} {} never written, and at every failing shape exactly "
@@ -796,8 +813,8 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
       return fmt::format(
           "no element of {0} is written at {1}{2}, though the kernel ran (your launch: {3}): every element "
           "still holds the NaN {0} was filled with. Either no thread reaches the store (a condition none "
-          "of them meets), or each stores NaN computed from shared memory that no thread filled (a tile "
-          "larger than the block that loads it)",
+          "of them meets), or each stores NaN computed from shared memory that no thread filled (a loop "
+          "that reads past the tile, `k <= TILE`, or a tile larger than the block that loads it)",
           ex.output, args_of(ex), others, ex.launch);
     return fmt::format(
         "no element of {} is written at {}{}: does the launcher launch the kernel, with a grid that is not "

@@ -155,14 +155,28 @@ TEST_CASE("Whole last rows unwritten under the reference's own grid lead with a 
   const std::string s = lead({f});
   INFO(s);
   CHECK_THAT(s,
-             Catch::StartsWith("a bound stops the threads of out's last rows: at rows=64 cols=256 the last "
+             Catch::StartsWith("no thread stores into out's last rows: at rows=64 cols=256 the last "
                                "192 rows of out are never written") &&
+                 Catch::Contains("the condition before the store stops them") &&
                  Catch::Contains("your grid and blocks are the reference solution's (grid (8, 2, 1), block "
                                  "(32, 8, 1); out is 256 rows x 64 columns)") &&
                  !Catch::Contains("grid does not cover"));
   // A swapped grid differs from the reference's: the grid leads.
   f.launch = "transpose_kernel<<<grid (2, 8, 1), block (32, 8, 1)>>>";
   CHECK_THAT(lead({f}), Catch::StartsWith("the grid does not cover all of out"));
+  // A vector add indexed by threadIdx.x alone: one block's worth written.
+  ShapeFacts v = shape("n=1048583", false, ErrorPattern::partly_unwritten, 1048583, 1048327);
+  v.output = "c";
+  v.unwritten = 1048327;
+  v.unwritten_trailing = true;
+  v.rows = 1, v.cols = 1048583;
+  v.launch = v.reference_launch = "vector_add_kernel<<<grid (4097, 1, 1), block (256, 1, 1)>>>";
+  const std::string t = lead({v});
+  INFO(t);
+  CHECK_THAT(t,
+             Catch::StartsWith("every block stores into the same elements: at n=1048583 only the first 256 "
+                               "elements of c are written, one block's worth") &&
+                 Catch::Contains("`blockIdx.x * blockDim.x + threadIdx.x`"));
   // Without the reference's launch, as before.
   f.launch = f.reference_launch;
   f.reference_launch.clear();
