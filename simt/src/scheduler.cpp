@@ -423,9 +423,14 @@ std::string describe_signal_fault() {
   return s;
 }
 
+// Past the last variable too: a read one row past a tile (`k <= TILE`, an
+// unseen tiled matmul, 2026-11-25) found the arena's untouched zeros, which
+// added nothing, and passed; on a GPU it reads whatever lies there.
+constexpr std::size_t kSharedSlackBytes = 4096;
+
 void poison_shared() {
-  if (g_arena_used) std::memset(g_arena, 0xFF, g_arena_used);
-  if (g_launch.cfg.smem) std::memset(g_dynamic, 0xFF, g_launch.cfg.smem);
+  if (g_arena) std::memset(g_arena, 0xFF, std::min(kArenaBytes, g_arena_used + kSharedSlackBytes));
+  if (g_dynamic) std::memset(g_dynamic, 0xFF, std::min(kDynamicBytes, g_launch.cfg.smem + kSharedSlackBytes));
 }
 
 void make_order(unsigned n) {
