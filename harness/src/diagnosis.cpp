@@ -121,6 +121,17 @@ std::string race_lead(const ShapeFacts& f) {
 // What every failing shape's unwritten last rows or columns say, or "": one
 // row or column (or the last element) at each is an off-by-one in the
 // condition before the store; more, a grid that does not reach them.
+long long block_side(const ShapeFacts& f);
+
+// "grid (8, 2, 1), block (32, 8, 1)" of a launch as describe_launch says it
+// ("transpose_kernel<<<grid (8, 2, 1), block (32, 8, 1)>>>"); "" without one.
+std::string launch_config(const std::string& launch) {
+  const auto from = launch.find("<<<"), to = launch.rfind(">>>");
+  return from == std::string::npos || to == std::string::npos || to < from + 3
+             ? std::string()
+             : launch.substr(from + 3, to - from - 3);
+}
+
 std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
   bool one_each = true;
   for (const auto* f : bad) {
@@ -154,33 +165,27 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
                                    : fmt::format("{} rows x {} columns", ex.rows, ex.cols);
   const std::string yours =
       ex.launch.empty() ? "" : fmt::format(" (your launch: {}; {} is {})", ex.launch, ex.output, shape);
-  // The grid and blocks of a launch ("<<<grid (8, 2, 1), block (32, 8, 1)>>>").
-  const auto config = [](const std::string& l) {
-    const auto at = l.find("<<<");
-    return at == std::string::npos ? std::string() : l.substr(at);
-  };
   // The reference solution launched the same grid and blocks at this shape:
   // threads ran for the missing part, and none stored there. Unseen kernels
   // (CPU mode, 2026-11-25) showed three ways: a transpose whose store checked
   // in's sides, a tiled matmul with blockIdx.x and .y swapped, a vector add
   // indexed by threadIdx.x alone; the output alone cannot tell any of them
   // from a short grid (a swapped grid leaves the same rows unwritten).
-  if (!one_each && !ex.launch.empty() && !config(ex.launch).empty() &&
-      config(ex.launch) == config(ex.reference_launch)) {
-    const std::string cfg = config(ex.launch).substr(3, config(ex.launch).size() - 6);
+  if (const std::string cfg = launch_config(ex.launch);
+      !one_each && !cfg.empty() && cfg == launch_config(ex.reference_launch)) {
     const std::size_t written = ex.elements - ex.unwritten;
-    long long bx = 0, gx = 0;
-    std::sscanf(cfg.c_str(), "grid (%lld", &gx);
-    if (const auto at = cfg.find("block ("); at != std::string::npos)
-      std::sscanf(cfg.c_str() + at, "block (%lld", &bx);
-    if (vector && gx > 1 && bx > 0 && written == static_cast<std::size_t>(bx))
+    long long blocks = 0;
+    std::sscanf(cfg.c_str(), "grid (%lld", &blocks);
+    const long long side = block_side(ex);
+    if (vector && blocks > 1 && side > 0 && written == static_cast<std::size_t>(side))
       return fmt::format(
           "every block stores into the same elements: at {} only the first {} elements of {} are written, "
           "one "
           "block's worth, though your grid and blocks are the reference solution's ({}), so {} blocks ran. "
           "The "
           "index leaves out the block: `blockIdx.x * blockDim.x + threadIdx.x`, not `threadIdx.x` alone",
-          args_of(ex), written, ex.output, cfg, gx);
+          args_of(ex), written, ex.output, cfg, blocks);
+    const char* part = ex.last_rows && ex.last_cols ? "rows and columns" : ex.last_rows ? "rows" : "elements";
     return fmt::format(
         "no thread stores into {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other element "
         "is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), so threads "
@@ -188,11 +193,7 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
         "the block left out: `blockIdx.y * blockDim.y + threadIdx.y` for a row) or the condition before the "
         "store stops them (an index compared with the wrong dimension, or the input's side where the "
         "output's belongs)",
-        ex.output,
-        ex.last_rows && ex.last_cols ? "rows and columns"
-        : ex.last_rows               ? "rows"
-                                     : "elements",
-        args_of(ex), missing, verb, cfg, shape);
+        ex.output, part, args_of(ex), missing, verb, cfg, shape);
   }
   if (one_each)
     return fmt::format(
