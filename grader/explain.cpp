@@ -140,6 +140,13 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
 namespace {
 
 constexpr const char* kLead = "Diagnosis: ";
+// A hang with no barrier seen (CPU mode's own, or the GPU's second look).
+// "Far longer": a grid-stride loop stepping by blockDim.x alone ends, after
+// each thread went over the whole array (an unseen vector add, 2026-11-25).
+constexpr const char* kLoopLead = "Diagnosis: a loop that never ends, or runs far longer than it should";
+constexpr const char* kLoopLook =
+    "Look for a loop whose index never advances or whose condition never turns false, or whose step is "
+    "too small (a grid-stride loop must step by the whole grid, blockDim.x * gridDim.x).";
 constexpr double kSecondLookLimit_s = 90;
 constexpr const char* kBarrierLead = "Diagnosis: a __syncthreads() that some threads never reach";
 
@@ -230,13 +237,11 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
     if (cpu.verdict == "timeout")
       r.failures.insert(
           r.failures.begin(),
-          fmt::format(
-              "Diagnosis: a loop that never ends: the check did not finish within {} on the GPU, and "
-              "run again in CPU mode (simulated threads, which name a __syncthreads() that some "
-              "threads skip) it did not finish within {:.0f} s either, with no such barrier seen. Look "
-              "for a loop whose index never advances or whose condition never turns false",
-              limit.empty() ? "its limit" : limit, kHangLookLimit_s) +
-              ".");
+          fmt::format("{}: the check did not finish within {} on the GPU, and run again in CPU "
+                      "mode (simulated threads, which name a __syncthreads() that some threads "
+                      "skip) it did not finish within {:.0f} s either, with no such barrier "
+                      "seen. {}",
+                      kLoopLead, limit.empty() ? "its limit" : limit, kHangLookLimit_s, kLoopLook));
     return cpu.verdict == "timeout";
   }
   if (seen == cpu.failures.end()) return false;
@@ -260,6 +265,27 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   // One lead: the GPU's (a boundary or coverage guess) gives way; the
   // shapes and elements it found stay below as the detail.
   r.failures[lead - r.failures.cbegin()] = text;
+  return true;
+}
+
+bool lead_hang_in_cpu_mode(CheckResult& r) {
+  if (r.verdict != "timeout" || r.kind != "correctness" || lead_of(r) != r.failures.end()) return false;
+  std::string limit = "its limit";
+  if (!r.failures.empty()) {
+    const std::string& m = r.failures.front();
+    const std::string from = "did not finish within ";
+    if (const auto a = m.find(from); a != std::string::npos)
+      limit = m.substr(a + from.size(), m.find(" and was stopped") - a - from.size());
+  }
+  // simt does not wait for ever at a barrier: where every thread still running
+  // waits at a __syncthreads() that others finished without, it stops the
+  // kernel and names the barrier (kBarrierLead). A check that ran out of time
+  // in CPU mode was therefore in a loop, or in far more work than it needs.
+  r.failures.insert(r.failures.begin(),
+                    fmt::format("{}: the check did not finish within {} in CPU mode, whose simulated "
+                                "threads would have named a __syncthreads() that some threads skip, and no "
+                                "such barrier was seen. {}",
+                                kLoopLead, limit, kLoopLook));
   return true;
 }
 

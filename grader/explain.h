@@ -69,6 +69,10 @@ SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck);
 // lead, where it is the skipped barrier or a race, replaces r's. True if r changed.
 bool merge_racecheck(const CheckResult& s, CheckResult& r);
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r);
+// A correctness check that ran out of time in CPU mode itself (no GPU, or a
+// course with cpu_mode): simt names a barrier that some threads skip rather
+// than wait at it for ever, so the loop leads. True if r changed. Host-only (tested).
+bool lead_hang_in_cpu_mode(CheckResult& r);
 // The limit of CPU mode's look at a check that hung on the GPU: a submission
 // that hangs in every check of a lab should cost about 30 s.
 inline constexpr double kHangLookLimit_s = 10;

@@ -985,6 +985,7 @@ SubmissionGrade Grader::run(Staged st) {
       RunContext plain = p.ctx;
       plain.reference_evidence.clear();
       plain.reference_s = 0;
+      if (g.cpu_mode) lead_hang_in_cpu_mode(r);
       if (g.gpu && !(r.verdict == "timeout" && hangs_in_cpu_mode[p.lab]) &&
           second_look(plain, spec, check, st.slot, r) && r.verdict == "timeout")
         hangs_in_cpu_mode[p.lab] = true;

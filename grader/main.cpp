@@ -422,6 +422,7 @@ int cmd_test(const TestArgs& a) {
         explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
                           ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", ran[i]);
       }
+      if (cpu) lead_hang_in_cpu_mode(ran[i]);  // as the grader does (explain.h)
       // Failed on the GPU where its evidence leaves the cause open: racecheck
       // or CPU mode takes a second look, as the grader does (explain.h).
       if (!cpu && a.sanitize.empty()) {
@@ -921,6 +922,7 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
         !cpu && by && !access_binary.empty() && timed_and_failed(r))
       explain_by_access(ctx, lab, *by, access_binary,
                         ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", r);
+    if (cpu) lead_hang_in_cpu_mode(r);
     if (!cpu) {
       const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
       if (kind == SecondOpinion::racecheck || (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()))

@@ -203,9 +203,11 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
   CheckResult loop = hung_on_gpu();
   CheckResult cpu_hung = hung_on_gpu();
   REQUIRE(merge_cpu_mode(cpu_hung, loop));
-  CHECK(loop.failures[0].rfind("Diagnosis: a loop that never ends: the check did not finish within 10 s (the "
-                               "least a check gets; the reference solution took 0.6 s) on the GPU",
-                               0) == 0);
+  CHECK(loop.failures[0].rfind(
+            "Diagnosis: a loop that never ends, or runs far longer than it should: the check "
+            "did not finish within 10 s (the least a check gets; the reference solution took "
+            "0.6 s) on the GPU",
+            0) == 0);
   CHECK(loop.failures[0].find("did not finish within 10 s either") != std::string::npos);
 
   // CPU mode finished and saw something else (or passed): the GPU's message stands alone.
@@ -215,6 +217,33 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
   passed.verdict = "pass";
   CHECK_FALSE(merge_cpu_mode(passed, other));
   CHECK(other.failures.size() == 1);
+}
+
+TEST_CASE(
+    "A check that ran out of time in CPU mode itself leads with the loop, as simt names a skipped barrier") {
+  // An unseen tiled matmul whose tile loop never advances (`t + TILE` for
+  // `t += TILE`) and a vector add whose grid-stride loop steps by blockDim.x
+  // alone both hung in CPU mode with "An endless loop? (a loop ..., or a
+  // __syncthreads ...)": two causes, where simt had already ruled out the second.
+  CheckResult r = hung_on_gpu();
+  REQUIRE(lead_hang_in_cpu_mode(r));
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].rfind(
+            "Diagnosis: a loop that never ends, or runs far longer than it should: the check did "
+            "not finish within 10 s (the least a check gets; the reference solution took 0.6 s) in "
+            "CPU mode",
+            0) == 0);
+  CHECK(r.failures[0].find("blockDim.x * gridDim.x") != std::string::npos);
+  CHECK(r.failures[1] == hung_on_gpu().failures[0]);  // the limit's details stay below
+  CHECK(r.verdict == "timeout");
+
+  // Only once, and only for a correctness check that timed out.
+  CHECK_FALSE(lead_hang_in_cpu_mode(r));
+  CheckResult speed = hung_on_gpu();
+  speed.kind = "speed";
+  CHECK_FALSE(lead_hang_in_cpu_mode(speed));
+  CheckResult failed = failed_with({kBoundaryLead});
+  CHECK_FALSE(lead_hang_in_cpu_mode(failed));
 }
 
 TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was") {
