@@ -73,6 +73,10 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r);
 // course with cpu_mode): simt names a barrier that some threads skip rather
 // than wait at it for ever, so the loop leads. True if r changed. Host-only (tested).
 bool lead_hang_in_cpu_mode(CheckResult& r);
+// A correctness check that timed out on the GPU and was spared its CPU-mode
+// look because `hung`, another check of its lab, hung in CPU mode too: the
+// loop leads, saying so. True if r changed. Host-only (tested).
+bool lead_hang_like(const std::string& hung, CheckResult& r);
 // The limit of CPU mode's look at a check that hung on the GPU: a submission
 // that hangs in every check of a lab should cost about 30 s.
 inline constexpr double kHangLookLimit_s = 10;

@@ -976,7 +976,7 @@ SubmissionGrade Grader::run(Staged st) {
     // Labs whose hung check did not finish in CPU mode either: their other
     // hung checks are spared that look (a submission that hangs in every
     // check of a lab should cost about 30 s).
-    std::vector<bool> hangs_in_cpu_mode(g.labs.size(), false);
+    std::vector<std::string> hangs_in_cpu_mode(g.labs.size());  // the check that did
     for (std::size_t k = 0; k < correctness.size(); ++k) {
       const Pending& p = correctness[k];
       const LabSpec& spec = *g.labs[p.lab].spec;
@@ -986,9 +986,10 @@ SubmissionGrade Grader::run(Staged st) {
       plain.reference_evidence.clear();
       plain.reference_s = 0;
       if (g.cpu_mode) lead_hang_in_cpu_mode(r);
-      if (g.gpu && !(r.verdict == "timeout" && hangs_in_cpu_mode[p.lab]) &&
-          second_look(plain, spec, check, st.slot, r) && r.verdict == "timeout")
-        hangs_in_cpu_mode[p.lab] = true;
+      if (g.gpu && r.verdict == "timeout" && !hangs_in_cpu_mode[p.lab].empty())
+        lead_hang_like(hangs_in_cpu_mode[p.lab], r);
+      else if (g.gpu && second_look(plain, spec, check, st.slot, r) && r.verdict == "timeout")
+        hangs_in_cpu_mode[p.lab] = check.name;
       // Under the sanitizers too: a kernel can be right by luck (a race that
       // did not bite, a read past the end that found harmless values).
       for (const auto& tool : cfg_.sanitizers) {

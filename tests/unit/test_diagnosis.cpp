@@ -134,6 +134,19 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
   f.unwritten = 65;
   f.unwritten_trailing = true;
   CHECK_THAT(lead({f}), Catch::StartsWith("the grid does not cover all of C"));
+  // The same under the reference's own grid and blocks (an unseen transpose
+  // whose second phase kept in's block offsets, H100 2026-11-25): threads ran
+  // for the end, so the grid is not short.
+  ShapeFacts same = f;
+  same.launch = same.reference_launch = "transpose_kernel<<<grid (3, 2, 1), block (32, 8, 1)>>>";
+  const std::string s = lead({same});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("65 elements of C are never written at rows=33 cols=65, all at its end, and 25 "
+                                  "more are wrong, though your grid and blocks are the reference solution's "
+                                  "(grid (3, 2, 1), block (32, 8, 1))") &&
+                    Catch::Contains("the wrong block index") && !Catch::Contains("grid does not cover"));
+  same.reference_launch = "transpose_kernel<<<grid (2, 3, 1), block (32, 8, 1)>>>";
+  CHECK_THAT(lead({same}), Catch::StartsWith("the grid does not cover all of C"));
   f.unwritten_trailing = false;
   f.wrong = f.unwritten;  // only unwritten: threads that skip their store
   CHECK_THAT(lead({f}), Catch::StartsWith("65 elements of C are never written") &&

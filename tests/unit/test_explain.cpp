@@ -210,6 +210,20 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
             0) == 0);
   CHECK(loop.failures[0].find("did not finish within 10 s either") != std::string::npos);
 
+  // Another check of the lab hung in CPU mode too: one that hung on the GPU
+  // after it is spared the look (an unseen tiled matmul whose tile loop never
+  // advances, H100 2026-11-25, hangs in every check) and says why it leads so.
+  CheckResult spared = hung_on_gpu();
+  spared.id = "memory";
+  REQUIRE(lead_hang_like("tiled matmul is correct on ragged and rectangular shapes", spared));
+  CHECK(spared.failures[0].rfind("Diagnosis: a loop that never ends, or runs far longer than it should: the check "
+                                 "did not finish within 10 s (the least a check gets; the reference solution took "
+                                 "0.6 s) on the GPU, nor did 'tiled matmul is correct on ragged and rectangular "
+                                 "shapes' of this lab",
+                                 0) == 0);
+  CHECK(spared.failures.size() == 2);
+  CHECK_FALSE(lead_hang_like("x", spared));  // one lead only
+
   // CPU mode finished and saw something else (or passed): the GPU's message stands alone.
   CheckResult other = hung_on_gpu();
   CHECK_FALSE(merge_cpu_mode(failed_with({kBoundaryLead}), other));

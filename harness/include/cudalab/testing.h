@@ -37,7 +37,9 @@ bool cpu_mode();
 const std::string& sanitizer();
 // Under a sanitizer a kernel runs 10 to 1000 times slower: true (with a note,
 // once per check) for inputs of more than `elements` values that the check
-// should skip.
+// should skip. The same, with racecheck's limit, in a quick look
+// (CUDALAB_QUICK_LOOK, set by the grader for its short CPU-mode run of a check
+// that hung on the GPU: only words come of it, and the small shapes show them).
 bool too_big_for_sanitizer(double elements);
 // In CPU mode every buffer is host memory that the CPU faults in page by page
 // (a 2^26-element vector check took 10 to 25 s, mostly in the kernel's page
