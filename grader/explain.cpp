@@ -242,12 +242,13 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
       return true;
     }
     if (cpu.verdict == "timeout")
-      r.failures.insert(r.failures.begin(),
-                        fmt::format("{}: the check did not finish within {} on the GPU, and run again in CPU "
-                                    "mode on its small shapes (simulated threads, which name a __syncthreads() "
-                                    "that some threads skip) it did not finish within {:.0f} s either, with no "
-                                    "such barrier seen. {}",
-                                    kLoopLead, limit, kHangLookLimit_s, kLoopLook));
+      r.failures.insert(
+          r.failures.begin(),
+          fmt::format("{}: the check did not finish within {} on the GPU, and run again in CPU "
+                      "mode on its small shapes (simulated threads, which name a __syncthreads() "
+                      "that some threads skip) it did not finish within {:.0f} s either, with no "
+                      "such barrier seen. {}",
+                      kLoopLead, limit, kHangLookLimit_s, kLoopLook));
     return cpu.verdict == "timeout";
   }
   if (seen == cpu.failures.end()) return false;
@@ -276,11 +277,12 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
 
 bool lead_hang_like(const std::string& hung, CheckResult& r) {
   if (r.verdict != "timeout" || r.kind != "correctness" || lead_of(r) != r.failures.end()) return false;
-  r.failures.insert(r.failures.begin(),
-                    fmt::format("{}: the check did not finish within {} on the GPU, nor did '{}' of this lab, "
-                                "which did not finish in CPU mode either (simulated threads, which name a "
-                                "__syncthreads() that some threads skip), with no such barrier seen. {}",
-                                kLoopLead, limit_of(r), hung, kLoopLook));
+  r.failures.insert(
+      r.failures.begin(),
+      fmt::format("{}: the check did not finish within {} on the GPU, nor did '{}' of this lab, "
+                  "which did not finish in CPU mode either (simulated threads, which name a "
+                  "__syncthreads() that some threads skip), with no such barrier seen. {}",
+                  kLoopLead, limit_of(r), hung, kLoopLook));
   return true;
 }
 

@@ -88,8 +88,9 @@ bool too_big_for_sanitizer(double elements) {
   note_once_per_check(noted_for, [&] {
     return sanitizer().empty()
                ? fmt::format("in this second look the shapes with more than {:.0f} values are skipped", limit)
-               : fmt::format("under compute-sanitizer ({}) the shapes with more than {:.0f} values are skipped",
-                             sanitizer(), limit);
+               : fmt::format(
+                     "under compute-sanitizer ({}) the shapes with more than {:.0f} values are skipped",
+                     sanitizer(), limit);
   });
   return true;
 }

@@ -141,10 +141,11 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
   same.launch = same.reference_launch = "transpose_kernel<<<grid (3, 2, 1), block (32, 8, 1)>>>";
   const std::string s = lead({same});
   INFO(s);
-  CHECK_THAT(s, Catch::StartsWith("65 elements of C are never written at rows=33 cols=65, all at its end, and 25 "
-                                  "more are wrong, though your grid and blocks are the reference solution's "
-                                  "(grid (3, 2, 1), block (32, 8, 1))") &&
-                    Catch::Contains("the wrong block index") && !Catch::Contains("grid does not cover"));
+  CHECK_THAT(
+      s, Catch::StartsWith("65 elements of C are never written at rows=33 cols=65, all at its end, and 25 "
+                           "more are wrong, though your grid and blocks are the reference solution's "
+                           "(grid (3, 2, 1), block (32, 8, 1))") &&
+             Catch::Contains("the wrong block index") && !Catch::Contains("grid does not cover"));
   same.reference_launch = "transpose_kernel<<<grid (2, 3, 1), block (32, 8, 1)>>>";
   CHECK_THAT(lead({same}), Catch::StartsWith("the grid does not cover all of C"));
   f.unwritten_trailing = false;

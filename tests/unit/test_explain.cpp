@@ -216,11 +216,12 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
   CheckResult spared = hung_on_gpu();
   spared.id = "memory";
   REQUIRE(lead_hang_like("tiled matmul is correct on ragged and rectangular shapes", spared));
-  CHECK(spared.failures[0].rfind("Diagnosis: a loop that never ends, or runs far longer than it should: the check "
-                                 "did not finish within 10 s (the least a check gets; the reference solution took "
-                                 "0.6 s) on the GPU, nor did 'tiled matmul is correct on ragged and rectangular "
-                                 "shapes' of this lab",
-                                 0) == 0);
+  CHECK(spared.failures[0].rfind(
+            "Diagnosis: a loop that never ends, or runs far longer than it should: the check "
+            "did not finish within 10 s (the least a check gets; the reference solution took "
+            "0.6 s) on the GPU, nor did 'tiled matmul is correct on ragged and rectangular "
+            "shapes' of this lab",
+            0) == 0);
   CHECK(spared.failures.size() == 2);
   CHECK_FALSE(lead_hang_like("x", spared));  // one lead only
 
