@@ -660,7 +660,8 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   //    unless it is an illegal address and the other failing shapes show
   //    stores in the wrong places: then both are that one mistake.
   for (const auto* f : bad)
-    if (f->launch_failed && f->launch_error.find("cudaErrorIllegalAddress") != std::string::npos) {
+    if (f->launch_failed && f->launch_error.find("cudaErrorIllegalAddress") != std::string::npos &&
+        f->launch_advice.find(kSharedOverrun) == std::string::npos) {
       if (const auto pairs = mixed_dims(facts); !pairs.empty()) return mixed_dims_lead(pairs, bad, good, f);
       if (const ShapeFacts* ex = misplaced_example(bad)) return misplaced_lead(*ex, f);
     }

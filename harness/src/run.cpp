@@ -184,6 +184,13 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
       else
         advice = detail;
     }
+    // A store past the end of the kernel's shared memory, which simt saw
+    // changing the poisoned bytes after it (an unseen transpose whose load
+    // loop stepped by 1, 2026-11-25): what it saw is the cause.
+    if (const std::string& detail = simt::last_error_detail(); e == cudaErrorIllegalAddress)
+      if (const auto at = detail.find("threads of block");
+          at != std::string::npos && detail.find(diagnosis::kSharedOverrun) != std::string::npos)
+        advice = detail.substr(at);
 #endif
     out.message = diagnosis::collecting() ? fmt::format("{}: {}: {}.{}", what, when, error_label(e), yours)
                                           : fmt::format("{}: {}: {}.{} Likely cause: {}.", what, when,

@@ -255,6 +255,9 @@ unsigned char* g_arena = nullptr;
 std::size_t g_arena_used = 0;
 unsigned char* g_dynamic = nullptr;
 std::map<const void*, std::size_t> g_static_bytes;  // per kernel key
+// Per kernel key: where its static __shared__ variables lie in the arena,
+// [first, second) (they are allocated while its first block runs).
+std::map<const void*, std::pair<std::size_t, std::size_t>> g_static_range;
 
 unsigned char* map_or_die(std::size_t bytes, const char* what) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -639,7 +642,47 @@ void warn_host_pointers(const Site& site, const ArgInfo* pointers, int n) {
   }
 }
 
-enum GridStatus { kGridOk, kGridFault, kGridSignal, kGridShared };
+// The bytes after the running kernel's shared memory that its last block
+// changed: "" if none, else what a write past the end of a __shared__ array
+// did. The arena past each kernel's variables (other kernels' variables, then
+// kSharedSlackBytes) and the slack after the dynamic buffer are poisoned
+// before every block, so a store there shows as a changed byte. (A load
+// there is not seen: it reads the poison, a NaN.)
+// harness/include/cudalab/diagnosis.h kSharedOverrun matches its words.
+std::string shared_overrun(uint3 block) {
+  const auto scan = [](const unsigned char* from, const unsigned char* to, std::size_t& changed,
+                       std::size_t& last) {
+    changed = 0, last = 0;
+    for (const unsigned char* p = from; p < to; ++p)
+      if (*p != 0xFF) ++changed, last = static_cast<std::size_t>(p - from) + 1;
+  };
+  std::size_t changed = 0, last = 0, bytes = 0;
+  const char* what = "";
+  if (auto it = g_static_range.find(g_launch.kernel_key); it != g_static_range.end() && g_arena) {
+    const std::size_t end = std::min(kArenaBytes, g_arena_used + kSharedSlackBytes);
+    scan(g_arena + it->second.second, g_arena + std::max(end, it->second.second), changed, last);
+    bytes = it->second.second - it->second.first;
+    what = "static __shared__ variables";
+  }
+  if (changed == 0 && g_dynamic && g_launch.cfg.smem > 0) {
+    scan(g_dynamic + g_launch.cfg.smem,
+         g_dynamic + std::min(kDynamicBytes, g_launch.cfg.smem + kSharedSlackBytes), changed, last);
+    bytes = g_launch.cfg.smem;
+    what = "dynamic shared memory";
+  }
+  if (changed == 0) return "";
+  char buf[640];
+  std::snprintf(
+      buf, sizeof buf,
+      "threads of block (%u, %u, %u) wrote past the end of the kernel's %s (%zu bytes): %zu bytes after them "
+      "changed, up to %zu bytes past the end. An index past a shared array's size: a loop over a "
+      "tile that runs past it (`j++` where `j += BLOCK_ROWS` is meant, `k <= TILE`); on a GPU that "
+      "is an illegal memory access, or it overwrites another shared array",
+      block.x, block.y, block.z, what, bytes, changed, last);
+  return buf;
+}
+
+enum GridStatus { kGridOk, kGridFault, kGridSignal, kGridShared, kGridOverrun };
 volatile int g_grid_status = kGridOk;
 std::string g_grid_why;
 
@@ -670,6 +713,11 @@ int run_grid() {
       g_static_bytes[l.kernel_key];
       static_shared.hi = reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used;
       if (check_shared(l, g_grid_why) != cudaSuccess) return kGridShared;
+    }
+    if (std::string why = shared_overrun(bidx); !why.empty()) {
+      g_fault.error = cudaErrorIllegalAddress;
+      g_fault.what = std::move(why);
+      return kGridOverrun;
     }
   }
   return kGridOk;
@@ -759,8 +807,9 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
     return;
   }
   if (g_grid_status != kGridOk) {
-    const std::string what = g_grid_status == kGridSignal
-                                 ? describe_signal_fault()
+    const std::string what = g_grid_status == kGridSignal ? describe_signal_fault()
+                             : g_grid_status == kGridOverrun
+                                 ? g_fault.what
                                  : thread_block(g_fault.thread, g_fault.block) + " " + g_fault.what;
     const std::string msg =
         std::string(cudaGetErrorName(g_fault.error)) + " in " + where_launched() + ": " + what;
@@ -814,9 +863,14 @@ void* shared_storage(std::size_t bytes, std::size_t align) {
     std::abort();
   }
   g_arena_used = at + bytes;
-  std::memset(g_arena + at, 0xFF, bytes);
+  // The slack after it too: poison_shared() covered only the slack of the
+  // variables before, and shared_overrun() reads it.
+  std::memset(g_arena + at, 0xFF, std::min(kArenaBytes - at, bytes + kSharedSlackBytes));
   if (g_running) {
     g_static_bytes[g_launch.kernel_key] += bytes;
+    auto [range, fresh] = g_static_range.try_emplace(g_launch.kernel_key, at, at + bytes);
+    if (!fresh)
+      range->second = {std::min(range->second.first, at), std::max(range->second.second, at + bytes)};
     static_shared.hi = reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used;
   }
   return g_arena + at;

@@ -30,6 +30,22 @@ __global__ void big_static(float* out) {
   out[threadIdx.x] = tile[threadIdx.x];
 }
 
+// A tile of 32 x 33 floats loaded by 32 x 8 threads, as lab 04's transpose,
+// whose loop steps by `step` rows: by 1 it writes rows 32 to 38 too.
+__global__ void tile_rows(const float* in, float* out, int step) {
+  __shared__ float tile[32][33];
+  for (int j = 0; j < 32; j += step) tile[threadIdx.y + j][threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+
+__global__ void dynamic_rows(float* out, int rows) {
+  extern __shared__ float dyn[];
+  for (int j = 0; j < rows; ++j) dyn[j * 32 + threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = dyn[threadIdx.x];
+}
+
 __global__ void wild_write(float* p, long long offset) { p[offset + threadIdx.x] = 1.0f; }
 
 __global__ void wild_read_after(const float* p, int from, float* out) { out[threadIdx.x] = p[from + threadIdx.x]; }
@@ -134,7 +150,7 @@ TEST_CASE("an access far outside any allocation is an illegal address, reported 
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("thread (0,0,0) of block (0,0,0) wrote to address"));
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("in wild_write (launched at"));
-  CHECK_THAT(simt::last_error_detail(), Catch::Contains("test_launch.cu:33"));
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("test_launch.cu:49"));  // wild_write
   // Sticky: everything fails from now on, as after a lost CUDA context.
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   void* p = nullptr;
@@ -172,6 +188,33 @@ TEST_CASE("a little past the end of an allocation is no fault, as on a GPU; a me
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("read from address 0x20"));
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("null pointer"));
+  clear();
+}
+
+TEST_CASE("a store past the end of a kernel's shared memory is an illegal address that names the overrun") {
+  // An unseen transpose whose load loop stepped by 1 instead of BLOCK_ROWS
+  // passed every check in CPU mode: its stores past the tile landed in the
+  // arena's unused space (2026-11-25).
+  clear();
+  DeviceBuffer<float> in(32), out(256);
+  tile_rows<<<1, dim3(32, 8)>>>(in.get(), out.get(), 8);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  tile_rows<<<2, dim3(32, 8)>>>(in.get(), out.get(), 1);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  const std::string what = simt::last_error_detail();
+  INFO(what);
+  CHECK_THAT(what, Catch::Contains("in tile_rows (launched at") &&
+                       Catch::Contains("threads of block (0, 0, 0) wrote past the end of the kernel's static "
+                                       "__shared__ variables (4224 bytes)") &&
+                       Catch::Contains("up to 920 bytes past the end"));  // rows 32 to 38: (38 * 33 + 32) * 4 - 4224
+  clear();
+  // Dynamic shared memory: a launch that asks for 4 rows and stores 5.
+  dynamic_rows<<<1, 32, 4 * 32 * sizeof(float)>>>(out.get(), 4);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  dynamic_rows<<<1, 32, 4 * 32 * sizeof(float)>>>(out.get(), 5);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK_THAT(simt::last_error_detail(),
+             Catch::Contains("wrote past the end of the kernel's dynamic shared memory (512 bytes)"));
   clear();
 }
 

@@ -129,6 +129,24 @@ TEST_CASE("A failed launch leads with its configuration's problem") {
              Catch::Contains("block (4096, 1, 1)") && Catch::Contains("a block of more than 1024 threads"));
 }
 
+TEST_CASE("A store past the end of shared memory that CPU mode saw leads over a guess from the shapes") {
+  // An unseen transpose whose load loop steps by 1 (CPU mode, 2026-11-25):
+  // right at 32 x 32, the only square shape, so the shapes alone suggested
+  // rows and cols mixed up.
+  ShapeFacts crashed = shape("rows=64 cols=256", false);
+  crashed.launch_failed = true;
+  crashed.launch_error =
+      "the kernel failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress)";
+  crashed.launch_advice = std::string("threads of block (0, 0, 0) ") + cudalab::diagnosis::kSharedOverrun +
+                          " static __shared__ variables (4224 bytes): 894 bytes after them changed";
+  ShapeFacts wrong = shape("rows=64 cols=32", false, ErrorPattern::transposed);
+  const std::string s = lead({shape("rows=32 cols=32", true), crashed, wrong});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("the launch fails at rows=64 cols=256") &&
+                    Catch::Contains("wrote past the end of the kernel's static __shared__ variables") &&
+                    !Catch::Contains("mixed up"));
+}
+
 TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattered ones do not") {
   ShapeFacts f = shape("rows=33 cols=65", false, ErrorPattern::partly_unwritten);
   f.unwritten = 65;

@@ -65,6 +65,11 @@ bool collecting();
 // A rerun made to tell a race apart is not a shape of its own.
 void pause(bool paused);
 
+// In CPU mode, the words of simt's launch error for a store past the end of a
+// kernel's shared memory (simt/src/scheduler.cpp shared_overrun): such a
+// launch's advice is what simt saw, and it leads.
+inline constexpr const char* kSharedOverrun = "wrote past the end of the kernel's";
+
 // The hooks (run.cpp, compare.cpp): each adds to the shape of its label.
 void launch_failed(const std::string& label, const std::string& error, const std::string& advice,
                    bool not_implemented);
