@@ -408,20 +408,19 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     r.verdict = "timeout";
     // A speed check runs only after the correctness checks it requires
     // passed: the kernel ends on their shapes, so it is slow, not stuck.
+    const std::string limit = describe_limit(opt.timeout_s, reference_s, speed);
     r.failures = {
         speed
             ? fmt::format("the timed runs did not finish within {} and were stopped: the kernel passed the "
                           "correctness checks this check requires, so it ends on their shapes; at this size "
-                          "it is far "
-                          "slower than the reference solution. Look for work that grows with the size: each "
-                          "thread looping over far more than its own elements (a grid-stride loop must step "
-                          "by blockDim.x * gridDim.x), or a loop whose bound is the whole matrix",
-                          describe_limit(opt.timeout_s, reference_s, speed))
-            : fmt::format(
-                  "the check did not finish within {} and was stopped: the kernel or the launcher never "
-                  "returned. An endless loop? (a loop whose index never advances, or a __syncthreads that "
-                  "not every thread of the block reaches)",
-                  describe_limit(opt.timeout_s, reference_s, speed))};
+                          "it is far slower than the reference solution. Look for work that grows with the "
+                          "size: each thread looping over far more than its own elements (a grid-stride loop "
+                          "must step by blockDim.x * gridDim.x), or a loop whose bound is the whole matrix",
+                          limit)
+            : fmt::format("the check did not finish within {} and was stopped: the kernel or the launcher "
+                          "never returned. An endless loop? (a loop whose index never advances, or a "
+                          "__syncthreads that not every thread of the block reaches)",
+                          limit)};
     r.output = tail(p.output);
   } else if (p.signal) {
     r.verdict = "crash";

@@ -148,6 +148,23 @@ constexpr const char* kLoopLook =
     "Look for a loop whose index never advances or whose condition never turns false, or whose step is "
     "too small (a grid-stride loop must step by the whole grid, blockDim.x * gridDim.x).";
 constexpr double kSecondLookLimit_s = 90;
+
+// "10 s (the least a check gets; ...)" of a timed-out check's message.
+std::string limit_of(const CheckResult& r) {
+  if (!r.failures.empty()) {
+    const std::string& m = r.failures.front();
+    const std::string from = "did not finish within ";
+    if (const auto a = m.find(from); a != std::string::npos)
+      return m.substr(a + from.size(), m.find(" and was stopped") - a - from.size());
+  }
+  return "its limit";
+}
+
+// The loop's lead for timed-out r: "... did not finish within <limit> <where>. Look for ...".
+std::string loop_lead(const CheckResult& r, const std::string& where) {
+  return fmt::format("{}: the check did not finish within {} {}. {}", kLoopLead, limit_of(r), where,
+                     kLoopLook);
+}
 constexpr const char* kBarrierLead = "Diagnosis: a __syncthreads() that some threads never reach";
 
 std::vector<std::string>::const_iterator lead_of(const CheckResult& r) {
@@ -214,23 +231,9 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
   return true;
 }
 
-namespace {
-// "10 s (the least a check gets; ...)" of a timed-out check's message.
-std::string limit_of(const CheckResult& r) {
-  if (!r.failures.empty()) {
-    const std::string& m = r.failures.front();
-    const std::string from = "did not finish within ";
-    if (const auto a = m.find(from); a != std::string::npos)
-      return m.substr(a + from.size(), m.find(" and was stopped") - a - from.size());
-  }
-  return "its limit";
-}
-}  // namespace
-
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   const auto seen = lead_of(cpu);
   if (r.verdict == "timeout") {
-    const std::string limit = limit_of(r);
     if (seen != cpu.failures.end() && starts(*seen, kBarrierLead)) {
       std::string text = *seen;
       if (!text.empty() && text.back() == '.') text.pop_back();
@@ -244,11 +247,11 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
     if (cpu.verdict == "timeout")
       r.failures.insert(
           r.failures.begin(),
-          fmt::format("{}: the check did not finish within {} on the GPU, and run again in CPU "
-                      "mode on its small shapes (simulated threads, which name a __syncthreads() "
-                      "that some threads skip) it did not finish within {:.0f} s either, with no "
-                      "such barrier seen. {}",
-                      kLoopLead, limit, kHangLookLimit_s, kLoopLook));
+          loop_lead(r, fmt::format("on the GPU, and run again in CPU mode on its small shapes "
+                                   "(simulated threads, which name a __syncthreads() that some "
+                                   "threads skip) it did not finish within {:.0f} s either, with "
+                                   "no such barrier seen",
+                                   kHangLookLimit_s)));
     return cpu.verdict == "timeout";
   }
   if (seen == cpu.failures.end()) return false;
@@ -275,30 +278,29 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   return true;
 }
 
-bool lead_hang_like(const std::string& hung, CheckResult& r) {
+namespace {
+bool loop_leads(CheckResult& r, const std::string& where) {
   if (r.verdict != "timeout" || r.kind != "correctness" || lead_of(r) != r.failures.end()) return false;
-  r.failures.insert(
-      r.failures.begin(),
-      fmt::format("{}: the check did not finish within {} on the GPU, nor did '{}' of this lab, "
-                  "which did not finish in CPU mode either (simulated threads, which name a "
-                  "__syncthreads() that some threads skip), with no such barrier seen. {}",
-                  kLoopLead, limit_of(r), hung, kLoopLook));
+  r.failures.insert(r.failures.begin(), loop_lead(r, where));
   return true;
+}
+}  // namespace
+
+bool lead_hang_like(const std::string& hung, CheckResult& r) {
+  return loop_leads(r, fmt::format("on the GPU, nor did '{}' of this lab, which did not finish in CPU mode "
+                                   "either (simulated threads, which name a __syncthreads() that some "
+                                   "threads skip), with no such barrier seen",
+                                   hung));
 }
 
 bool lead_hang_in_cpu_mode(CheckResult& r) {
-  if (r.verdict != "timeout" || r.kind != "correctness" || lead_of(r) != r.failures.end()) return false;
-  const std::string limit = limit_of(r);
   // simt does not wait for ever at a barrier: where every thread still running
   // waits at a __syncthreads() that others finished without, it stops the
   // kernel and names the barrier (kBarrierLead). A check that ran out of time
   // in CPU mode was therefore in a loop, or in far more work than it needs.
-  r.failures.insert(r.failures.begin(),
-                    fmt::format("{}: the check did not finish within {} in CPU mode, whose simulated "
-                                "threads would have named a __syncthreads() that some threads skip, and no "
-                                "such barrier was seen. {}",
-                                kLoopLead, limit, kLoopLook));
-  return true;
+  return loop_leads(r,
+                    "in CPU mode, whose simulated threads would have named a __syncthreads() that some "
+                    "threads skip, and no such barrier was seen");
 }
 
 bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,

@@ -835,25 +835,26 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         ex.output, args_of(ex),
         bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
         ex.output);
-  // With the reference's own grid and blocks, threads ran for the unwritten
-  // end: an unseen transpose whose second phase kept in's block offsets
-  // (H100, 2026-11-25) was told "the grid does not cover" at 33 x 65.
-  if (const std::string cfg = launch_config(ex.launch);
-      !cfg.empty() && cfg == launch_config(ex.reference_launch) &&
-      all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; }))
-    return fmt::format(
-        "{} at {}, all at its end{}, though your grid and blocks are the reference "
-        "solution's ({}), so threads ran for every element: their index does not reach the last ones. Look "
-        "for an offset taken from the wrong block index (blockIdx.x where blockIdx.y belongs, or a tile's "
-        "offset not swapped where the tile is stored transposed) or a condition before the store that "
-        "compares with the wrong dimension",
-        never_written(ex.unwritten, ex.output), args_of(ex),
-        ex.wrong > ex.unwritten ? fmt::format(", and {} more are wrong", ex.wrong - ex.unwritten) : "", cfg);
-  if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; }))
+  if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; })) {
+    // With the reference's own grid and blocks, threads ran for the
+    // unwritten end: an unseen transpose whose second phase kept in's block
+    // offsets (H100, 2026-11-25) was told "the grid does not cover" at 33 x 65.
+    if (const std::string cfg = launch_config(ex.launch);
+        !cfg.empty() && cfg == launch_config(ex.reference_launch))
+      return fmt::format(
+          "{} at {}, all at its end{}, though your grid and blocks are the reference "
+          "solution's ({}), so threads ran for every element: their index does not reach the last ones. Look "
+          "for an offset taken from the wrong block index (blockIdx.x where blockIdx.y belongs, or a tile's "
+          "offset not swapped where the tile is stored transposed) or a condition before the store that "
+          "compares with the wrong dimension",
+          never_written(ex.unwritten, ex.output), args_of(ex),
+          ex.wrong > ex.unwritten ? fmt::format(", and {} more are wrong", ex.wrong - ex.unwritten) : "",
+          cfg);
     return fmt::format(
         "the grid does not cover all of {}: at {} the last {} never written, so no thread was launched for "
         "them. Compute the grid by ceiling division, (n + block - 1) / block, in each dimension",
         ex.output, args_of(ex), ex.unwritten == 1 ? "element is" : "elements are");
+  }
   if (const ShapeFacts* m = misplaced_example(bad)) return misplaced_lead(*m, nullptr);
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0; }))
     return fmt::format(

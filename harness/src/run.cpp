@@ -169,8 +169,8 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
     // CPU mode: simt checked the configuration itself and says what it saw
     // ("the grid (0, 1, 1) has a dimension of 0").
-    if (const std::string& detail = simt::last_error_detail();
-        !detail.empty() && (e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration)) {
+    const std::string& detail = simt::last_error_detail();
+    if (!detail.empty() && (e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration)) {
       yours = " " + detail + ".";
       if (detail.find("dimension of 0") != std::string::npos)
         advice = detail +
@@ -187,10 +187,10 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     // A store past the end of the kernel's shared memory, which simt saw
     // changing the poisoned bytes after it (an unseen transpose whose load
     // loop stepped by 1, 2026-11-25): what it saw is the cause.
-    if (const std::string& detail = simt::last_error_detail(); e == cudaErrorIllegalAddress)
-      if (const auto at = detail.find("threads of block");
-          at != std::string::npos && detail.find(diagnosis::kSharedOverrun) != std::string::npos)
-        advice = detail.substr(at);
+    if (const auto at = detail.find("threads of block");
+        e == cudaErrorIllegalAddress && at != std::string::npos &&
+        detail.find(diagnosis::kSharedOverrun) != std::string::npos)
+      advice = detail.substr(at);
 #endif
     out.message = diagnosis::collecting() ? fmt::format("{}: {}: {}.{}", what, when, error_label(e), yours)
                                           : fmt::format("{}: {}: {}.{} Likely cause: {}.", what, when,
