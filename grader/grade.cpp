@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -580,34 +582,52 @@ bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckS
   return second_opinion(ctx, lab, check, kind, cpu_binary, r);
 }
 
-bool Grader::prepare(std::string& error) {
-  if (!ensure_configured(0, error)) return false;
-  sync_overlay(nullptr, 0);
-  for (const auto& lab : cfg_.labs) {
-    bool ok = false;
-    for (const char* suffix : {"-tests", "-tests-cpu"}) {
-      if (std::string(suffix) == "-tests-cpu" && !cfg_.course.cpu_mode) continue;
-      const std::string log = build_lab(lab.id + suffix, 0, ok);
-      if (!ok) {
-        error = fmt::format("building {}{} with the skeleton failed:\n{}", lab.id, suffix, log);
-        return false;
+bool Grader::prepare(std::string& error, int slots) {
+  // Each slot with the skeletons, side by side (each its own build folder).
+  const auto prepare_slot = [this](int slot) -> std::string {
+    std::string why;
+    if (!ensure_configured(slot, why)) return why;
+    sync_overlay(nullptr, slot);
+    for (const auto& lab : cfg_.labs)
+      for (const char* suffix : {"-tests", "-tests-cpu"}) {
+        if (std::string(suffix) == "-tests-cpu" && !cfg_.course.cpu_mode) continue;
+        bool ok = false;
+        const std::string log = build_lab(lab.id + suffix, slot, ok);
+        if (!ok) return fmt::format("building {}{} with the skeleton failed:\n{}", lab.id, suffix, log);
       }
-    }
-  }
-  // The judge's side: the reference solutions built the same way.
-  for (const auto& lab : cfg_.labs)
-    for (bool cpu : {false, true}) {
-      if (cpu && !cfg_.course.cpu_mode) continue;
-      if (const std::string e = build_reference(lab, cpu); !e.empty()) {
-        error = e;
-        return false;
+    bool ignored = false;
+    build_lab("cudalab-gpuinfo", slot, ignored);
+    return {};
+  };
+  // The judge's side: the reference solutions built the same way, next to them.
+  const auto prepare_reference = [this]() -> std::string {
+    for (const auto& lab : cfg_.labs)
+      for (bool cpu : {false, true}) {
+        if (cpu && !cfg_.course.cpu_mode) continue;
+        if (std::string e = build_reference(lab, cpu); !e.empty()) return e;
       }
-    }
-  ProcessOptions opt;
-  opt.argv = {"meson", "compile", "-C", build(0).string(), "cudalab-gpuinfo"};
-  opt.timeout_s = cfg_.course.build_timeout_s;
-  run_process(opt);
-  return true;
+    return {};
+  };
+  // Side by side where there are the cores for it: each build runs ninja on
+  // every core, and nvcc's memory on a 2-core machine allows one at a time.
+  std::vector<std::function<std::string()>> tasks{[&] { return prepare_slot(0); }, prepare_reference};
+  for (int slot = 1; slot < slots; ++slot)
+    tasks.push_back([&prepare_slot, slot] { return prepare_slot(slot); });
+  std::vector<std::string> errors(tasks.size());
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t t; (t = next++) < tasks.size();) errors[t] = tasks[t]();
+  };
+  const std::size_t side_by_side =
+      std::clamp<std::size_t>(std::thread::hardware_concurrency() / 8, 1, tasks.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < side_by_side; ++i) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  error.clear();
+  for (const auto& e : errors)
+    if (error.empty()) error = e;
+  return error.empty();
 }
 
 SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id) {

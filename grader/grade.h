@@ -87,8 +87,11 @@ class Grader {
   explicit Grader(GraderConfig config);
 
   // Configures and builds the grading folder with the skeletons, so that
-  // grading a submission compiles only its files (the autograder's setup).
-  bool prepare(std::string& error);
+  // grading a submission compiles only its files (the autograder's setup):
+  // slots 0 to slots - 1 (a batch on N GPUs stages in 2N; each slot is a
+  // build of its own whose first use otherwise costs a configure and the
+  // harness's compile, about a minute on 32 cores, inside the batch).
+  bool prepare(std::string& error, int slots = 1);
   SubmissionGrade grade(const std::filesystem::path& submission, const std::string& id);
 
   // The two halves of grade(), so that a batch builds the next submission on

@@ -698,8 +698,25 @@ int cmd_grade(const GradeArgs& a) {
 
   if (a.prepare) {
     std::string error;
-    fmt::print("preparing the grading build in {} ...\n", cfg.work_dir.string());
-    if (!grader.prepare(error)) {
+    // With --gpus: the build slots a batch on those GPUs stages in, two per
+    // GPU (otherwise a batch's first submissions on each pay for theirs).
+    int slots = 1;
+    if (!a.gpus.empty()) {
+      const GpuProbe gpu = probe_gpu(/*build=*/true);
+      const std::vector<std::string> gpus =
+          parse_gpus(a.gpus, gpu.usable ? gpu.info.value("device_count", 1) : 0,
+                     std::getenv("CUDA_VISIBLE_DEVICES"), error);
+      if (gpus.empty()) {
+        fmt::print(stderr, "cudalab: {}\n", error);
+        return kUsage;
+      }
+      slots = static_cast<int>(2 * gpus.size());
+    }
+    fmt::print("preparing the grading build in {}{} ...\n", cfg.work_dir.string(),
+               slots > 1 ? fmt::format(" ({} build slots: a batch on {} GPU{})", slots, slots / 2,
+                                       slots == 2 ? "" : "s")
+                         : "");
+    if (!grader.prepare(error, slots)) {
       fmt::print(stderr, "cudalab: {}\n", error);
       return kFailed;
     }
@@ -1157,7 +1174,7 @@ int main(int argc, char** argv) {
   grade->allow_extras();
   grade->add_option("--gpus", ga.gpus,
                     "with --batch: grade on several GPUs at once, a submission per GPU: all, a count, or a "
-                    "list of indices (0,2)");
+                    "list of indices (0,2); with --prepare: prepare the build slots such a batch uses");
   grade
       ->add_option("--sanitize", ga.sanitize,
                    "also run each passing correctness check under these compute-sanitizer tools "
@@ -1167,7 +1184,8 @@ int main(int argc, char** argv) {
                   "without a usable GPU, build only and report the checks as not run (default: grade the "
                   "correctness checks in CPU mode, a provisional grade); course.toml's cpu_mode = true still "
                   "grades them");
-  grade->add_flag("--prepare", ga.prepare, "only configure and build the grading folder (autograder setup)");
+  grade->add_flag("--prepare", ga.prepare,
+                  "only configure and build the grading folder (autograder setup; add --gpus N for a batch)");
   grade->add_flag("-v,--verbose", ga.verbose,
                   "show every failure, the full compiler output and the test output");
 

@@ -8,7 +8,8 @@ it found and how long it took):
 
   build              configure DIR (release: Meson's debug buildtype passes -G
                      to nvcc) with the GPU variants, and build it
-  prepare            build the grading folder WORK (`cudalab grade --prepare`)
+  prepare[:GPUS]     build the grading folder WORK (`cudalab grade --prepare`;
+                     with GPUS, `--gpus GPUS`: the build slots of a batch on them)
   variants           the GPU variants (`meson test --suite gpu`) and their
                      leads table (tests/variants/leads_table.py), OUT/variants.md
   unseen:FOLDER      grade FOLDER as a batch (broken submissions that are not in
@@ -108,7 +109,7 @@ def main():
                 ok = rc == 0
             say(f"build: {'ok' if ok else 'FAILED (' + log + ')'}")
         elif name == "prepare":
-            rc, _ = run(grade + ["--prepare"], log)
+            rc, _ = run(grade + ["--prepare"] + (["--gpus", arg] if arg else []), log)
             ok = rc == 0
             say(f"prepare: {'ok' if ok else 'FAILED (' + log + ')'}")
         elif name == "variants":
