@@ -582,9 +582,9 @@ bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckS
   return second_opinion(ctx, lab, check, kind, cpu_binary, r);
 }
 
-bool Grader::prepare(std::string& error, int slots) {
+bool Grader::prepare(std::string& error, int slots, bool looks) {
   // Each slot with the skeletons, side by side (each its own build folder).
-  const auto prepare_slot = [this](int slot) -> std::string {
+  const auto prepare_slot = [this, looks](int slot) -> std::string {
     std::string why;
     if (!ensure_configured(slot, why)) return why;
     sync_overlay(nullptr, slot);
@@ -597,6 +597,16 @@ bool Grader::prepare(std::string& error, int slots) {
       }
     bool ignored = false;
     build_lab("cudalab-gpuinfo", slot, ignored);
+    // The second looks' builds: a look that finds one missing builds it then
+    // (and says so where it fails), so a failure here costs nothing.
+    if (looks && !cfg_.course.cpu_mode) {
+      std::vector<std::string> targets;
+      for (const auto& lab : cfg_.labs) targets.push_back(lab.id + "-tests-cpu");
+      build_targets(targets, slot, ignored);
+      targets.clear();
+      for (const auto& lab : cfg_.labs) targets.push_back(lab.id + "-tests-access");
+      build_targets(targets, slot, ignored);
+    }
     return {};
   };
   // The judge's side: the reference solutions built the same way, next to them.

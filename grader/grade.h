@@ -90,8 +90,11 @@ class Grader {
   // grading a submission compiles only its files (the autograder's setup):
   // slots 0 to slots - 1 (a batch on N GPUs stages in 2N; each slot is a
   // build of its own whose first use otherwise costs a configure and the
-  // harness's compile, about a minute on 32 cores, inside the batch).
-  bool prepare(std::string& error, int slots = 1);
+  // harness's compile, about a minute on 32 cores, inside the batch). With
+  // looks, each slot also gets the CPU-mode and access-report builds that a
+  // failed check's second look runs (on a GPU host: without one there is no
+  // second look), else the first look in each slot compiles simt's harness.
+  bool prepare(std::string& error, int slots = 1, bool looks = false);
   SubmissionGrade grade(const std::filesystem::path& submission, const std::string& id);
 
   // The two halves of grade(), so that a batch builds the next submission on

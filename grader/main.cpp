@@ -701,8 +701,8 @@ int cmd_grade(const GradeArgs& a) {
     // With --gpus: the build slots a batch on those GPUs stages in, two per
     // GPU (otherwise a batch's first submissions on each pay for theirs).
     int slots = 1;
+    const GpuProbe gpu = probe_gpu(/*build=*/true);
     if (!a.gpus.empty()) {
-      const GpuProbe gpu = probe_gpu(/*build=*/true);
       const std::vector<std::string> gpus =
           parse_gpus(a.gpus, gpu.usable ? gpu.info.value("device_count", 1) : 0,
                      std::getenv("CUDA_VISIBLE_DEVICES"), error);
@@ -712,11 +712,15 @@ int cmd_grade(const GradeArgs& a) {
       }
       slots = static_cast<int>(2 * gpus.size());
     }
-    fmt::print("preparing the grading build in {}{} ...\n", cfg.work_dir.string(),
+    // The second looks' builds where a GPU is usable: only there do failed
+    // checks get a second look.
+    const bool looks = gpu.usable && !course.cpu_mode;
+    fmt::print("preparing the grading build in {}{}{} ...\n", cfg.work_dir.string(),
                slots > 1 ? fmt::format(" ({} build slots: a batch on {} GPU{})", slots, slots / 2,
                                        slots == 2 ? "" : "s")
-                         : "");
-    if (!grader.prepare(error, slots)) {
+                         : "",
+               looks ? ", with the CPU-mode builds of failed checks' second looks" : "");
+    if (!grader.prepare(error, slots, looks)) {
       fmt::print(stderr, "cudalab: {}\n", error);
       return kFailed;
     }
