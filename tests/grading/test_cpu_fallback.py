@@ -2,7 +2,8 @@
 """`cudalab grade` without a usable GPU (issue 12): by default it grades the
 correctness checks in CPU mode, says so on its first line, reports the speed
 checks as not run, marks the grade provisional in every export and exits 3;
-`--no-cpu` gives the old behaviour (built only, every check "not run", exit 3).
+`--no-cpu` gives the old behaviour (built only, every check "not run", exit 3);
+`--prepare` builds the grading folder alone (and refuses `--gpus` without a GPU).
 The GPU is hidden (CUDA_VISIBLE_DEVICES=""), so this runs the same on a GPU
 host. The course has every lab (so that its grading folder is configured as
 the CPU-mode gallery's, which Meson lets it share: then little is left to
@@ -95,6 +96,17 @@ try:
           "--no-cpu reports every check not run, 0 points")
     check(res2.get("extra_data", {}).get("cudalab", {}).get("mode") == "none", "and extra_data says mode none")
     check("NOT RUN" in stdout2, "the printed grade says NOT RUN")
+
+    # --- --prepare: the grading folder alone; --gpus needs a GPU there --------
+    rc3, stdout3, stderr3 = grade("--prepare", "--course", course)
+    print(stdout3 + stderr3)
+    check(rc3 == 0 and stdout3.rstrip().endswith("ready"), f"--prepare exits 0 and says ready, got {rc3}")
+    check("second looks" not in stdout3, "without a GPU it builds no second looks' builds (no look runs there)")
+    check(os.path.isfile(os.path.join(WORK, "build", "labs", LAB + "-tests")), "it built the lab's tests")
+    rc4, stdout4, stderr4 = grade("--prepare", "--gpus", "2", "--course", course)
+    print(stdout4 + stderr4)
+    check(rc4 == 2 and "--gpus: no GPU is usable here" in stderr4,
+          f"--prepare --gpus 2 without a GPU exits 2 and says there is none, got {rc4}: {stderr4.strip()}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
