@@ -8,6 +8,8 @@ it found and how long it took):
 
   build              configure DIR (release: Meson's debug buildtype passes -G
                      to nvcc) with the GPU variants, and build it
+  grader             configure DIR (release) if it is not, and build the grader
+                     alone (what the grading steps need)
   prepare[:GPUS]     build the grading folder WORK (`cudalab grade --prepare`;
                      with GPUS, `--gpus GPUS`: the build slots of a batch on them)
   variants           the GPU variants (`meson test --suite gpu`) and their
@@ -19,6 +21,10 @@ it found and how long it took):
   warm-grade:N       grade the solutions N times on WORK: wall time and score
   gpus:FOLDER        grade FOLDER with --gpus 1, then --gpus 2: wall times, and
                      whether every submission got the same scores
+  gpus:gallery       the gallery's GPU entries (after a warm-up batch of four)
+                     with --gpus 2, then --gpus 1: wall times, each run against
+                     the gallery's expectations, and the same scores on both
+                     (run `prepare:2` first: the build slots of two GPUs)
 
 Every grading step shares WORK, so only the first pays for the grading
 folder and the reference's evidence (`prepare` first makes the walls of the
@@ -108,6 +114,14 @@ def main():
                 rc, _ = run(["meson", "compile", "-C", build], log)
                 ok = rc == 0
             say(f"build: {'ok' if ok else 'FAILED (' + log + ')'}")
+        elif name == "grader":
+            if not os.path.isfile(os.path.join(build, "build.ninja")):
+                rc, _ = run(["meson", "setup", build, "--buildtype=release"], log)
+                ok = rc == 0
+            if ok:
+                rc, _ = run(["meson", "compile", "-C", build, "cudalab", "cudalab-sandbox", "cudalab-gpuinfo"], log)
+                ok = rc == 0
+            say(f"grader: {'ok' if ok else 'FAILED (' + log + ')'}")
         elif name == "prepare":
             rc, _ = run(grade + ["--prepare"] + (["--gpus", arg] if arg else []), log)
             ok = rc == 0
@@ -153,6 +167,35 @@ def main():
                 say(f"warm-grade {k}: {total}{' (provisional: no GPU)' if rc == 3 else ''}; exit {rc}; "
                     f"wall {wall:.1f} s")
                 ok &= rc in (0, 3)
+        elif name == "gpus" and arg == "gallery":
+            # Issue 13's "same batch": the gallery's GPU entries, each run
+            # checked against its expectations, on one GPU and on two, after a
+            # warm-up batch (one entry per lab, on both GPUs: the reference's
+            # evidence for the gallery's seed, and every build slot used once).
+            gallery = os.path.join(ROOT, "tests", "gallery")
+            only = []
+            for entry in sorted(os.listdir(gallery)):
+                toml = os.path.join(gallery, entry, "entry.toml")
+                if os.path.isfile(toml) and any(l.strip() == "gpu = true" for l in open(toml)):
+                    only += ["--only", entry]
+            base = [sys.executable, os.path.join(gallery, "run_gallery.py"), ROOT, cudalab, a.work, "--require-gpu",
+                    "--keep"]
+            rc, wall = run(base + ["--gpus", "2", "--only", "24_", "--only", "25_", "--only", "36_", "--only", "58_"],
+                           log)
+            say(f"gpus gallery: warm-up (4 entries, 2 GPUs) in {wall:.1f} s (exit {rc})")
+            got, passed = {}, True
+            for n in ("2", "1"):
+                rc, wall = run(base + ["--gpus", n, "--table", os.path.join(out, f"gallery-gpus{n}.md")] + only, log)
+                kept = [t[len("batch, results and log kept in "):] for t in tail(log, 400)
+                        if t.startswith("batch, results and log kept in ")]
+                csv_path = os.path.join(kept[-1], "out", "grades.csv") if kept else ""
+                got[n] = scores(os.path.dirname(csv_path)) if csv_path and os.path.isfile(csv_path) else {}
+                result = next((t for t in reversed(tail(log, 5)) if t.startswith("gallery:")), "no result")
+                say(f"gpus {n}: {len(only) // 2} gallery entries in {wall:.1f} s, {result} (exit {rc})")
+                passed &= rc == 0
+            differ = sorted(s for s in set(got["1"]) | set(got["2"]) if got["1"].get(s) != got["2"].get(s))
+            ok = passed and bool(got["1"]) and len(got["1"]) == len(got["2"]) and not differ
+            say("gpus: same scores on 1 and 2 GPUs" if ok else f"gpus: scores differ: {', '.join(differ) or 'none graded'}")
         elif name == "gpus":
             folder = os.path.abspath(arg)
             got = {}
