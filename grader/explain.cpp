@@ -278,6 +278,50 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   return true;
 }
 
+bool race_unconfirmed(const CheckResult& r) {
+  const auto lead = lead_of(r);
+  if (lead == r.failures.end() || !starts(*lead, std::string(kLead) + "a race between threads")) return false;
+  const auto next = lead + 1;
+  return next == r.failures.end() || !starts(*next, "racecheck");  // its report, or that it found none
+}
+
+bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
+  if (!race_unconfirmed(r)) return false;
+  const auto lead = lead_of(r);
+  const std::size_t i = lead - r.failures.cbegin();
+  const auto seen = lead_of(cpu);
+  std::string text = seen == cpu.failures.end() ? "" : *seen;
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  if (starts(text, kBarrierLead)) {
+    r.failures[i] = text +
+                    ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
+                    "threads that skip the barrier read shared memory the others had not filled yet, so the "
+                    "results changed from run to run, and racecheck found no race.)";
+    return true;
+  }
+  if (text.find("shared memory that was never filled") != std::string::npos ||
+      text.find("shared memory that no thread filled") != std::string::npos) {
+    r.failures[i] =
+        "Diagnosis: threads read shared memory that no thread of their block wrote: on the GPU it holds "
+        "whatever was there before, so the results changed from run to run, and racecheck "
+        "(compute-sanitizer), run again on this check's small shapes, found no race. Every element the "
+        "kernel reads from a tile must be loaded (or set to 0) by some thread first: compare the bounds "
+        "check of the tile's load with the one of its use, and with the indices the tile is read at. In "
+        "CPU mode, where this check ran again on simulated threads and such memory holds NaN: " +
+        text.substr(std::string(kLead).size());
+    return true;
+  }
+  // CPU mode's rerun, the threads in another order, changed the result too:
+  // the race stands.
+  if (starts(text, std::string(kLead) + "a race between threads")) return false;
+  r.failures.insert(
+      r.failures.begin() + i + 1,
+      "racecheck (compute-sanitizer), run again on this check's small shapes, found no race, and "
+      "neither did CPU mode: the results may also change from run to run where threads read "
+      "shared memory that no thread of their block wrote (a tile loaded only in part)");
+  return true;
+}
+
 namespace {
 bool loop_leads(CheckResult& r, const std::string& where) {
   if (r.verdict != "timeout" || r.kind != "correctness" || lead_of(r) != r.failures.end()) return false;
@@ -304,18 +348,28 @@ bool lead_hang_in_cpu_mode(CheckResult& r) {
 }
 
 bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
-                    const std::filesystem::path& cpu_binary, CheckResult& r) {
+                    const std::function<std::filesystem::path()>& cpu_binary, CheckResult& r) {
   if (kind == SecondOpinion::racecheck) {
     RunContext c = plain(ctx);
     c.sanitizer = "racecheck";
     c.max_timeout_s /= 10;  // run_check gives a sanitizer ten times the check's limit
     const CheckResult s = run_check(c, lab, check);
     merge_racecheck(s, r);
-    return s.verdict == "timeout";
+    if (s.verdict == "timeout") return true;
+    if (!race_unconfirmed(r)) return false;
+    const std::filesystem::path binary = cpu_binary();
+    if (binary.empty()) return false;
+    RunContext cc = plain(ctx);
+    cc.binary = binary;
+    const CheckResult cpu = run_check(cc, lab, check);
+    if (cpu.verdict == "pass" || cpu.verdict == "fail") merge_unconfirmed_race(cpu, r);
+    return false;
   }
-  if (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()) {
+  if (kind == SecondOpinion::cpu_mode) {
+    const std::filesystem::path binary = cpu_binary();
+    if (binary.empty()) return false;
     RunContext c = plain(ctx);
-    c.binary = cpu_binary;
+    c.binary = binary;
     if (r.verdict == "timeout") {
       // Only the check's small shapes (cudalab::too_big_for_sanitizer): a
       // skipped barrier shows at 1 x 1 x 1, while all of gallery 60's ragged

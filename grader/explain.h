@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace cudalab {
@@ -44,7 +45,10 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
 // could not.
 //  - racecheck: the lead is a race and compute-sanitizer is installed. The
 //    check again under racecheck (the harness runs only its small shapes
-//    then), and the line it names goes right under the lead.
+//    then), and the line it names goes right under the lead. Where it names
+//    none and the race was a rerun's (the output changed), the check runs in
+//    CPU mode too (merge_unconfirmed_race): stale shared memory also changes
+//    from run to run.
 //  - cpu_mode: any other lead but a failed launch (whose error and
 //    configuration say it all) or "not implemented yet". The check again in
 //    CPU mode, where simt sees the threads of a block that skip a
@@ -69,6 +73,18 @@ SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck);
 // lead, where it is the skipped barrier or a race, replaces r's. True if r changed.
 bool merge_racecheck(const CheckResult& s, CheckResult& r);
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r);
+// A race that only a rerun saw (the output changed) and racecheck did not:
+// r's lead is the race and no racecheck report follows it. Reading shared
+// memory that no thread wrote changes the output from run to run too (an
+// unseen transpose whose store's bounds check is not swapped, H100
+// 2026-11-25: "a race" on one run of two), and CPU mode, where such memory
+// holds NaN, tells the two apart. Host-only (tested).
+bool race_unconfirmed(const CheckResult& r);
+// CPU mode's result `cpu` for an unconfirmed race: its skipped barrier, or
+// its shared memory that no thread filled, replaces the race; otherwise a line
+// under the race says racecheck found none and what else changes an output
+// from run to run. True if r changed. Host-only (tested).
+bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r);
 // A correctness check that ran out of time in CPU mode itself (no GPU, or a
 // course with cpu_mode): simt names a barrier that some threads skip rather
 // than wait at it for ever, so the loop leads. True if r changed. Host-only (tested).
@@ -81,10 +97,12 @@ bool lead_hang_like(const std::string& hung, CheckResult& r);
 // that hangs in every check of a lab should cost about 30 s.
 inline constexpr double kHangLookLimit_s = 10;
 // Runs the second opinion `kind` of `check` in `ctx` (its evidence and timing
-// fields cleared; for cpu_mode its binary replaced by `cpu_binary`) and
-// merges it into r. True when that run itself did not finish (a hung check's
-// CPU-mode look): the caller may spare the lab's other hung checks theirs.
+// fields cleared; for CPU mode its binary replaced by what `cpu_binary`
+// returns, built on demand: "" where it cannot be) and merges it into r; an
+// unconfirmed race after racecheck gets CPU mode's look as well. True when
+// that run itself did not finish (a hung check's CPU-mode look): the caller
+// may spare the lab's other hung checks theirs.
 bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
-                    const std::filesystem::path& cpu_binary, CheckResult& r);
+                    const std::function<std::filesystem::path()>& cpu_binary, CheckResult& r);
 
 }  // namespace cudalab

@@ -571,14 +571,12 @@ bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckS
                          CheckResult& r) {
   const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
   if (kind == SecondOpinion::none) return false;
-  fs::path cpu_binary;
-  if (kind == SecondOpinion::cpu_mode) {
-    // Built only now: most submissions never need it.
+  // Built only when a look needs it (--prepare builds it on a GPU host).
+  const auto cpu_binary = [&]() -> fs::path {
     bool ok = false;
     build_lab(lab.id + "-tests-cpu", slot, ok);
-    if (!ok) return false;
-    cpu_binary = build(slot) / "labs" / (lab.id + "-tests-cpu");
-  }
+    return ok ? build(slot) / "labs" / (lab.id + "-tests-cpu") : fs::path();
+  };
   return second_opinion(ctx, lab, check, kind, cpu_binary, r);
 }
 

@@ -428,10 +428,12 @@ int cmd_test(const TestArgs& a) {
       if (!cpu && a.sanitize.empty()) {
         const SecondOpinion kind = second_opinion_for(ran[i], !compute_sanitizer_program().empty());
         const std::string cpu_target = lab.id + "-tests-cpu";
-        if (kind == SecondOpinion::racecheck ||
-            (kind == SecondOpinion::cpu_mode && target_exists(cpu_target) &&
-             (a.no_build || build_targets({cpu_target}, a.verbose))))
-          second_opinion(ctx, lab, check, kind, kBuildRoot / "labs" / cpu_target, ran[i]);
+        const auto cpu_binary = [&]() -> fs::path {
+          return target_exists(cpu_target) && (a.no_build || build_targets({cpu_target}, a.verbose))
+                     ? kBuildRoot / "labs" / cpu_target
+                     : fs::path();
+        };
+        if (kind != SecondOpinion::none) second_opinion(ctx, lab, check, kind, cpu_binary, ran[i]);
       }
       results.push_back(std::move(ran[i]));
       if (a.access_report && check.kind == "correctness") {
@@ -946,8 +948,9 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     if (cpu) lead_hang_in_cpu_mode(r);
     if (!cpu) {
       const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
-      if (kind == SecondOpinion::racecheck || (kind == SecondOpinion::cpu_mode && !cpu_binary.empty()))
-        second_opinion(ctx, lab, check, kind, cpu_binary, r);
+      if (kind != SecondOpinion::none)
+        second_opinion(
+            ctx, lab, check, kind, [&] { return cpu_binary; }, r);
     }
     if (r.verdict == "skipped") {
       ++skipped;

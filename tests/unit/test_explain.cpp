@@ -308,6 +308,80 @@ TEST_CASE("wrong elements here and there that a rerun repeats become a race when
   CHECK(q.failures == std::vector<std::string>{scattered});
 }
 
+TEST_CASE(
+    "a race that only a rerun saw, and racecheck did not, gives way to CPU mode's unfilled shared memory") {
+  // An unseen transpose whose store's bounds check is not swapped (H100,
+  // 2026-11-25) read tile elements no thread loaded: their stale values
+  // changed from run to run, which reads as a race.
+  const std::string rerun =
+      "Diagnosis: a race between threads. Run twice on the same inputs at rows=33 cols=65, the kernel gave "
+      "different results (31 elements of out changed)";
+  CheckResult r = failed_with({rerun, "out[0][32] is wrong"});
+  CHECK(race_unconfirmed(r));
+  // racecheck that reported nothing leaves it unconfirmed ...
+  CHECK_FALSE(merge_racecheck(failed_with({rerun}), r));
+  CHECK(race_unconfirmed(r));
+  // ... and CPU mode, where such memory holds NaN, names it.
+  const CheckResult cpu = failed_with(
+      {"Diagnosis: 2048 elements of out are never written at rows=33 cols=65, at scattered positions rather "
+       "than whole last rows or columns: some threads return (or skip their store) before writing, or read "
+       "shared memory that was never filled"});
+  REQUIRE(merge_unconfirmed_race(cpu, r));
+  REQUIRE(r.failures.size() == 2);
+  CHECK(r.failures[0].rfind("Diagnosis: threads read shared memory that no thread of their block wrote", 0) ==
+        0);
+  CHECK(r.failures[0].find("found no race") != std::string::npos);
+  CHECK(r.failures[0].find(
+            "In CPU mode, where this check ran again on simulated threads and such memory holds "
+            "NaN: 2048 elements of out are never written at rows=33 cols=65") != std::string::npos);
+  CHECK(r.failures[1] == "out[0][32] is wrong");
+  CHECK_FALSE(race_unconfirmed(r));  // once only
+  CHECK_FALSE(merge_unconfirmed_race(cpu, r));
+}
+
+TEST_CASE("a race that racecheck confirmed, or that CPU mode saw too, stays the race") {
+  const std::string rerun = "Diagnosis: a race between threads. Run twice on the same inputs ...";
+  CheckResult r = failed_with({rerun, "detail"});
+  REQUIRE(merge_racecheck(failed_with({"compute-sanitizer (racecheck): Race reported between Write access at "
+                                       "transpose.cu:40 and Read access at transpose.cu:45"}),
+                          r));
+  CHECK_FALSE(race_unconfirmed(r));
+  CHECK_FALSE(
+      merge_unconfirmed_race(failed_with({"Diagnosis: 12 elements of out are never written ..., or read "
+                                          "shared memory that was never filled"}),
+                             r));
+  CHECK(r.failures[0] == rerun);
+  // CPU mode's own rerun, the threads in another order, changed the result too.
+  CheckResult q = failed_with({rerun});
+  CHECK_FALSE(merge_unconfirmed_race(failed_with({"Diagnosis: a race between threads. Run twice ..."}), q));
+  CHECK(q.failures == std::vector<std::string>{rerun});
+  // Another lead is never an unconfirmed race.
+  CHECK_FALSE(race_unconfirmed(failed_with({"Diagnosis: the boundary checks ..."})));
+}
+
+TEST_CASE("an unconfirmed race that CPU mode shows as a skipped barrier becomes the barrier") {
+  CheckResult r = failed_with({"Diagnosis: a race between threads. Run twice ..."});
+  REQUIRE(merge_unconfirmed_race(
+      failed_with({"Diagnosis: a __syncthreads() that some threads never reach: at rows=33 cols=65, in "
+                   "transpose_kernel ..."}),
+      r));
+  CHECK(r.failures[0].rfind("Diagnosis: a __syncthreads() that some threads never reach", 0) == 0);
+  CHECK(r.failures[0].find("racecheck found no race") != std::string::npos);
+}
+
+TEST_CASE("an unconfirmed race where CPU mode saw nothing says what else changes results from run to run") {
+  CheckResult r = failed_with({"Diagnosis: a race between threads. Run twice ...", "detail"});
+  CheckResult passed;
+  passed.kind = "correctness";
+  passed.verdict = "pass";
+  REQUIRE(merge_unconfirmed_race(passed, r));
+  REQUIRE(r.failures.size() == 3);
+  CHECK(r.failures[0].rfind("Diagnosis: a race between threads", 0) == 0);
+  CHECK(r.failures[1].find("found no race, and neither did CPU mode") != std::string::npos);
+  CHECK(r.failures[2] == "detail");
+  CHECK_FALSE(race_unconfirmed(r));  // the line follows the lead: said once
+}
+
 TEST_CASE("two runs of the same check at once never share their files' names") {
   // A batch over several GPUs runs the same lab's checks for two submissions
   // at the same time, in one process: their record and trace files must differ.
