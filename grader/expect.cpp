@@ -31,7 +31,7 @@ ExpectFile ExpectFile::for_cpu_mode(const std::vector<std::string>& speed_checks
   out.cpu_overrides.clear();
   for (auto& e : out.expectations)
     if (std::find(speed_checks.begin(), speed_checks.end(), e.check_id) != speed_checks.end())
-      e = {e.check_id, "not_run", ""};
+      e = {e.check_id, "not_run", "", ""};
   for (const auto& o : cpu_overrides) {
     bool replaced = false;
     for (auto& e : out.expectations)
