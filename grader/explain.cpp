@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "checks.h"
+#include "cudalab/diagnosis.h"
 #include "cudalab/replay.h"
 
 namespace cudalab {
@@ -201,7 +202,13 @@ SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck) {
   if (r.verdict != "fail") return SecondOpinion::none;
   const auto lead = lead_of(r);
   if (lead == r.failures.end()) return SecondOpinion::none;
-  if (starts(*lead, std::string(kLead) + "the launch fails")) return SecondOpinion::none;
+  // A failed launch's error and configuration say it all, but for an illegal
+  // address: past a __shared__ array it reads as one past the buffers (an
+  // unseen tiled matmul with `k <= TILE`, H100 2026-11-25), where CPU mode
+  // sees the shared memory.
+  if (starts(*lead, std::string(kLead) + "the launch fails"))
+    return lead->find("cudaErrorIllegalAddress") != std::string::npos ? SecondOpinion::cpu_mode
+                                                                      : SecondOpinion::none;
   if (starts(*lead, std::string(kLead) + "a race between threads"))
     return have_racecheck ? SecondOpinion::racecheck : SecondOpinion::none;
   if (starts(*lead, kBarrierLead)) return SecondOpinion::none;  // CPU mode's own finding already
@@ -255,6 +262,33 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
     return cpu.verdict == "timeout";
   }
   if (seen == cpu.failures.end()) return false;
+  if (const auto gpu = lead_of(r);
+      gpu != r.failures.end() && starts(*gpu, std::string(kLead) + "the launch fails")) {
+    // An illegal address on the GPU: CPU mode's look leads where it names
+    // shared memory, simt's store past the kernel's shared variables or the
+    // NaN read from just past them.
+    std::string text = *seen;
+    if (!text.empty() && text.back() == '.') text.pop_back();
+    const std::size_t i = gpu - r.failures.cbegin();
+    if (text.find(diagnosis::kSharedOverrun) != std::string::npos) {
+      r.failures[i] = text +
+                      ". (Seen in CPU mode, where this check ran again on simulated threads, which see every "
+                      "store to shared memory: on the GPU the launch only failed with an illegal address.)";
+      return true;
+    }
+    if (text.find("shared memory that no thread filled") == std::string::npos &&
+        text.find("shared memory that was never filled") == std::string::npos)
+      return false;
+    const std::string on_gpu = "On the GPU: " + gpu->substr(std::string(kLead).size());
+    r.failures[i] =
+        "Diagnosis: a read past the end of a __shared__ array, most likely: on the GPU the launch fails with "
+        "an "
+        "illegal address (below), and in CPU mode, where this check ran again on simulated threads and the "
+        "memory just past the kernel's shared arrays holds NaN, " +
+        text.substr(std::string(kLead).size()) + ".";
+    r.failures.insert(r.failures.begin() + i + 1, on_gpu);
+    return true;
+  }
   const bool barrier = starts(*seen, kBarrierLead);
   const std::string race = std::string(kLead) + "a race between threads";
   const auto lead = lead_of(r);
@@ -370,11 +404,13 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     if (binary.empty()) return false;
     RunContext c = plain(ctx);
     c.binary = binary;
-    if (r.verdict == "timeout") {
+    const auto lead = lead_of(r);
+    if (r.verdict == "timeout" ||
+        (lead != r.failures.end() && starts(*lead, std::string(kLead) + "the launch fails"))) {
       // Only the check's small shapes (cudalab::too_big_for_sanitizer): a
       // skipped barrier shows at 1 x 1 x 1, while all of gallery 60's ragged
       // shapes took about 10 s in CPU mode and ran out of this limit (H100,
-      // 2026-11-25).
+      // 2026-11-25); an access past a shared array shows at any shape.
       c.max_timeout_s = kHangLookLimit_s;
       c.extra_env.push_back("CUDALAB_QUICK_LOOK=1");
     }

@@ -10,6 +10,7 @@
 
 #include "checks.h"
 #include "cudalab/catch.h"
+#include "cudalab/diagnosis.h"
 #include "cudalab/replay.h"
 #include "expect.h"
 #include "explain.h"
@@ -122,9 +123,14 @@ TEST_CASE("a boundary-looking failure on the GPU gets a second look in CPU mode,
   // Without compute-sanitizer a race keeps its lead: CPU mode cannot see one.
   CHECK(second_opinion_for(failed_with({"Diagnosis: a race between threads. Run twice ..."}), false) ==
         SecondOpinion::none);
-  // A failed launch names its error and configuration: nothing to add.
+  // A failed launch names its error and configuration: nothing to add, but
+  // for an illegal address, which may be an access past a __shared__ array.
   CHECK(second_opinion_for(failed_with({"Diagnosis: the launch fails at N=1 (invalid configuration)"}),
                            true) == SecondOpinion::none);
+  CHECK(
+      second_opinion_for(failed_with({"Diagnosis: the launch fails at M=1 N=1 K=1 (cudaErrorIllegalAddress: "
+                                      "an illegal memory access was encountered): ..."}),
+                         true) == SecondOpinion::cpu_mode);
   // Passing checks, speed checks and failures without a lead are left alone.
   CheckResult pass = failed_with({});
   pass.verdict = "pass";
@@ -133,6 +139,62 @@ TEST_CASE("a boundary-looking failure on the GPU gets a second look in CPU mode,
   speed.kind = "speed";
   CHECK(second_opinion_for(speed, true) == SecondOpinion::none);
   CHECK(second_opinion_for(failed_with({"not implemented yet"}), true) == SecondOpinion::none);
+}
+
+TEST_CASE("an illegal address on the GPU gives way to CPU mode's read past a __shared__ array") {
+  // An unseen tiled matmul whose inner loop runs `k <= TILE` (H100, 2026-11-25).
+  const std::string gpu =
+      "Diagnosis: the launch fails at M=1 N=1 K=1 (cudaErrorIllegalAddress: an illegal memory access was "
+      "encountered): a thread read or wrote outside the buffers: most often a missing boundary check";
+  CheckResult r = failed_with({gpu, "matmul_tiled(M=1 N=1 K=1): the launch failed"});
+  const CheckResult cpu = failed_with(
+      {"Diagnosis: no element of C is written at M=16 N=16 K=16, though the kernel ran (your launch: grid "
+       "(1, 1, "
+       "1), block (16, 16, 1)): every element still holds the NaN C was filled with. Either no thread "
+       "reaches "
+       "the store (a condition none of them meets), or each stores NaN computed from shared memory that no "
+       "thread filled (a loop that reads past the tile, `k <= TILE`, or a tile larger than the block that "
+       "loads it)"});
+  REQUIRE(merge_cpu_mode(cpu, r));
+  REQUIRE(r.failures.size() == 3);
+  CHECK(r.failures[0].rfind("Diagnosis: a read past the end of a __shared__ array, most likely", 0) == 0);
+  CHECK(r.failures[0].find("`k <= TILE`") != std::string::npos);
+  CHECK(r.failures[1].rfind("On the GPU: the launch fails at M=1 N=1 K=1 (cudaErrorIllegalAddress", 0) == 0);
+  CHECK(r.failures[2] == "matmul_tiled(M=1 N=1 K=1): the launch failed");
+}
+
+TEST_CASE("an illegal address on the GPU gives way to simt's store past the kernel's shared variables") {
+  const std::string gpu =
+      "Diagnosis: the launch fails at rows=64 cols=256 (cudaErrorIllegalAddress: an illegal memory access "
+      "was "
+      "encountered): a thread read or wrote outside the buffers";
+  CheckResult r = failed_with({gpu});
+  const std::string simt =
+      "Diagnosis: the launch fails at rows=64 cols=256 (simt: cudaErrorIllegalAddress): threads of block (0, "
+      "0, "
+      "0) " +
+      std::string(diagnosis::kSharedOverrun) +
+      " static __shared__ variables (4224 bytes): 894 bytes after them changed.";
+  REQUIRE(merge_cpu_mode(failed_with({simt}), r));
+  REQUIRE(r.failures.size() == 1);
+  CHECK(r.failures[0].find("wrote past the end of the kernel's static __shared__ variables") !=
+        std::string::npos);
+  CHECK(r.failures[0].find("(Seen in CPU mode") != std::string::npos);
+}
+
+TEST_CASE("an illegal address on the GPU keeps its lead where CPU mode names no shared memory") {
+  const std::string gpu =
+      "Diagnosis: the launch fails at rows=32 cols=32 (cudaErrorIllegalAddress: an illegal memory access was "
+      "encountered): a thread read or wrote outside the buffers";
+  CheckResult r = failed_with({gpu});
+  // gallery 30: a store far past out fails in CPU mode too.
+  CHECK_FALSE(
+      merge_cpu_mode(failed_with({"Diagnosis: the launch fails at rows=32 cols=32 (...): an access far "
+                                  "outside the buffers"}),
+                     r));
+  // A barrier or a race that CPU mode saw is not what failed the launch.
+  CHECK_FALSE(merge_cpu_mode(failed_with({kBarrierLead}), r));
+  CHECK(r.failures == std::vector<std::string>{gpu});
 }
 
 TEST_CASE("CPU mode's skipped barrier replaces the GPU's boundary guess as the one lead") {
