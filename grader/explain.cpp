@@ -281,10 +281,9 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
       return false;
     const std::string on_gpu = "On the GPU: " + gpu->substr(std::string(kLead).size());
     r.failures[i] =
-        "Diagnosis: a read past the end of a __shared__ array, most likely: on the GPU the launch fails with "
-        "an "
-        "illegal address (below), and in CPU mode, where this check ran again on simulated threads and the "
-        "memory just past the kernel's shared arrays holds NaN, " +
+        "Diagnosis: a read past the end of a __shared__ array, most likely: on the GPU the launch fails "
+        "with an illegal address (below), and in CPU mode, where this check ran again on simulated "
+        "threads and the memory just past the kernel's shared arrays holds NaN, " +
         text.substr(std::string(kLead).size()) + ".";
     r.failures.insert(r.failures.begin() + i + 1, on_gpu);
     return true;
@@ -395,6 +394,8 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     if (binary.empty()) return false;
     RunContext cc = plain(ctx);
     cc.binary = binary;
+    cc.max_timeout_s = kHangLookLimit_s;  // the small shapes only, as racecheck ran them
+    cc.extra_env.push_back("CUDALAB_QUICK_LOOK=1");
     const CheckResult cpu = run_check(cc, lab, check);
     if (cpu.verdict == "pass" || cpu.verdict == "fail") merge_unconfirmed_race(cpu, r);
     return false;
