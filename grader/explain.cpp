@@ -167,6 +167,8 @@ std::string loop_lead(const CheckResult& r, const std::string& where) {
                      kLoopLook);
 }
 constexpr const char* kBarrierLead = "Diagnosis: a __syncthreads() that some threads never reach";
+constexpr const char* kRaceLead = "Diagnosis: a race between threads";
+constexpr const char* kLaunchLead = "Diagnosis: the launch fails";
 
 std::vector<std::string>::const_iterator lead_of(const CheckResult& r) {
   return std::find_if(r.failures.begin(), r.failures.end(),
@@ -175,6 +177,26 @@ std::vector<std::string>::const_iterator lead_of(const CheckResult& r) {
 
 bool starts(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;
+}
+
+// A lead without its final period, to go on with "(Seen in CPU mode ...)".
+std::string sentence(const std::string& lead) {
+  return !lead.empty() && lead.back() == '.' ? lead.substr(0, lead.size() - 1) : lead;
+}
+
+// CPU mode's words for shared memory that no thread filled (NaN there).
+bool names_unfilled_shared(const std::string& text) {
+  return text.find("shared memory that no thread filled") != std::string::npos ||
+         text.find("shared memory that was never filled") != std::string::npos;
+}
+
+// The check's small shapes only (cudalab::too_big_for_sanitizer), within the
+// hang look's limit: a skipped barrier shows at 1 x 1 x 1, while all of
+// gallery 60's ragged shapes took about 10 s in CPU mode (H100, 2026-11-25);
+// an access past a shared array, or a race, shows at any shape.
+void quick_look(RunContext& c) {
+  c.max_timeout_s = kHangLookLimit_s;
+  c.extra_env.push_back("CUDALAB_QUICK_LOOK=1");
 }
 
 // The check's run with nothing of the grader's judging or timing: only its
@@ -206,11 +228,10 @@ SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck) {
   // address: past a __shared__ array it reads as one past the buffers (an
   // unseen tiled matmul with `k <= TILE`, H100 2026-11-25), where CPU mode
   // sees the shared memory.
-  if (starts(*lead, std::string(kLead) + "the launch fails"))
+  if (starts(*lead, kLaunchLead))
     return lead->find("cudaErrorIllegalAddress") != std::string::npos ? SecondOpinion::cpu_mode
                                                                       : SecondOpinion::none;
-  if (starts(*lead, std::string(kLead) + "a race between threads"))
-    return have_racecheck ? SecondOpinion::racecheck : SecondOpinion::none;
+  if (starts(*lead, kRaceLead)) return have_racecheck ? SecondOpinion::racecheck : SecondOpinion::none;
   if (starts(*lead, kBarrierLead)) return SecondOpinion::none;  // CPU mode's own finding already
   // A few wrong elements here and there, the same on a rerun: a race that
   // happened to bite the same way twice (an H200 did, on gallery 22) or an
@@ -224,7 +245,7 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
   const auto lead = lead_of(r);
   if (lead == r.failures.end()) return false;
   const std::size_t i = lead - r.failures.cbegin();
-  if (!starts(*lead, std::string(kLead) + "a race between threads")) {
+  if (!starts(*lead, kRaceLead)) {
     // Only a race report turns another lead into the race.
     if (s.failures.front().find("Race reported") == std::string::npos) return false;
     r.failures[i] =
@@ -242,10 +263,8 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   const auto seen = lead_of(cpu);
   if (r.verdict == "timeout") {
     if (seen != cpu.failures.end() && starts(*seen, kBarrierLead)) {
-      std::string text = *seen;
-      if (!text.empty() && text.back() == '.') text.pop_back();
       r.failures.insert(r.failures.begin(),
-                        text +
+                        sentence(*seen) +
                             ". (Seen in CPU mode, where this check ran again on simulated threads: on the "
                             "GPU the threads that reached the barrier waited there for the others, and the "
                             "check never finished.)");
@@ -261,25 +280,22 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
                                    kHangLookLimit_s)));
     return cpu.verdict == "timeout";
   }
-  if (seen == cpu.failures.end()) return false;
-  if (const auto gpu = lead_of(r);
-      gpu != r.failures.end() && starts(*gpu, std::string(kLead) + "the launch fails")) {
+  const auto lead = lead_of(r);
+  if (seen == cpu.failures.end() || lead == r.failures.end()) return false;
+  const std::size_t i = lead - r.failures.cbegin();
+  std::string text = sentence(*seen);
+  if (starts(*lead, kLaunchLead)) {
     // An illegal address on the GPU: CPU mode's look leads where it names
     // shared memory, simt's store past the kernel's shared variables or the
     // NaN read from just past them.
-    std::string text = *seen;
-    if (!text.empty() && text.back() == '.') text.pop_back();
-    const std::size_t i = gpu - r.failures.cbegin();
     if (text.find(diagnosis::kSharedOverrun) != std::string::npos) {
       r.failures[i] = text +
                       ". (Seen in CPU mode, where this check ran again on simulated threads, which see every "
                       "store to shared memory: on the GPU the launch only failed with an illegal address.)";
       return true;
     }
-    if (text.find("shared memory that no thread filled") == std::string::npos &&
-        text.find("shared memory that was never filled") == std::string::npos)
-      return false;
-    const std::string on_gpu = "On the GPU: " + gpu->substr(std::string(kLead).size());
+    if (!names_unfilled_shared(text)) return false;
+    const std::string on_gpu = "On the GPU: " + lead->substr(std::string(kLead).size());
     r.failures[i] =
         "Diagnosis: a read past the end of a __shared__ array, most likely: on the GPU the launch fails "
         "with an illegal address (below), and in CPU mode, where this check ran again on simulated "
@@ -289,16 +305,11 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
     return true;
   }
   const bool barrier = starts(*seen, kBarrierLead);
-  const std::string race = std::string(kLead) + "a race between threads";
-  const auto lead = lead_of(r);
-  if (lead == r.failures.end()) return false;
   // A race CPU mode saw (a rerun with the threads in another order changed
   // the result): on the GPU it bit the same way twice and read as something
   // else (gallery 23 on an H100: "the boundary checks", its few wrong
   // elements all on ragged shapes).
-  if (!barrier && !(starts(*seen, race) && !starts(*lead, race))) return false;
-  std::string text = *seen;
-  if (!text.empty() && text.back() == '.') text.pop_back();
+  if (!barrier && !(starts(*seen, kRaceLead) && !starts(*lead, kRaceLead))) return false;
   text += barrier
               ? ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
                 "threads that skip the barrier only leave stale shared memory, which looks like a "
@@ -307,13 +318,13 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
                 "gave the same wrong elements on a rerun, which looks like a boundary or index problem.)";
   // One lead: the GPU's (a boundary or coverage guess) gives way; the
   // shapes and elements it found stay below as the detail.
-  r.failures[lead - r.failures.cbegin()] = text;
+  r.failures[i] = text;
   return true;
 }
 
 bool race_unconfirmed(const CheckResult& r) {
   const auto lead = lead_of(r);
-  if (lead == r.failures.end() || !starts(*lead, std::string(kLead) + "a race between threads")) return false;
+  if (lead == r.failures.end() || !starts(*lead, kRaceLead)) return false;
   const auto next = lead + 1;
   return next == r.failures.end() || !starts(*next, "racecheck");  // its report, or that it found none
 }
@@ -323,8 +334,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
   const auto lead = lead_of(r);
   const std::size_t i = lead - r.failures.cbegin();
   const auto seen = lead_of(cpu);
-  std::string text = seen == cpu.failures.end() ? "" : *seen;
-  if (!text.empty() && text.back() == '.') text.pop_back();
+  const std::string text = seen == cpu.failures.end() ? "" : sentence(*seen);
   if (starts(text, kBarrierLead)) {
     r.failures[i] = text +
                     ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
@@ -332,8 +342,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
                     "results changed from run to run, and racecheck found no race.)";
     return true;
   }
-  if (text.find("shared memory that was never filled") != std::string::npos ||
-      text.find("shared memory that no thread filled") != std::string::npos) {
+  if (names_unfilled_shared(text)) {
     r.failures[i] =
         "Diagnosis: threads read shared memory that no thread of their block wrote: on the GPU it holds "
         "whatever was there before, so the results changed from run to run, and racecheck "
@@ -346,7 +355,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
   }
   // CPU mode's rerun, the threads in another order, changed the result too:
   // the race stands.
-  if (starts(text, std::string(kLead) + "a race between threads")) return false;
+  if (starts(text, kRaceLead)) return false;
   r.failures.insert(
       r.failures.begin() + i + 1,
       "racecheck (compute-sanitizer), run again on this check's small shapes, found no race, and "
@@ -394,8 +403,7 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     if (binary.empty()) return false;
     RunContext cc = plain(ctx);
     cc.binary = binary;
-    cc.max_timeout_s = kHangLookLimit_s;  // the small shapes only, as racecheck ran them
-    cc.extra_env.push_back("CUDALAB_QUICK_LOOK=1");
+    quick_look(cc);  // the small shapes, as racecheck ran them
     const CheckResult cpu = run_check(cc, lab, check);
     if (cpu.verdict == "pass" || cpu.verdict == "fail") merge_unconfirmed_race(cpu, r);
     return false;
@@ -406,15 +414,7 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     RunContext c = plain(ctx);
     c.binary = binary;
     const auto lead = lead_of(r);
-    if (r.verdict == "timeout" ||
-        (lead != r.failures.end() && starts(*lead, std::string(kLead) + "the launch fails"))) {
-      // Only the check's small shapes (cudalab::too_big_for_sanitizer): a
-      // skipped barrier shows at 1 x 1 x 1, while all of gallery 60's ragged
-      // shapes took about 10 s in CPU mode and ran out of this limit (H100,
-      // 2026-11-25); an access past a shared array shows at any shape.
-      c.max_timeout_s = kHangLookLimit_s;
-      c.extra_env.push_back("CUDALAB_QUICK_LOOK=1");
-    }
+    if (r.verdict == "timeout" || (lead != r.failures.end() && starts(*lead, kLaunchLead))) quick_look(c);
     const CheckResult cpu = run_check(c, lab, check);
     merge_cpu_mode(cpu, r);
     return cpu.verdict == "timeout";

@@ -661,6 +661,13 @@ int submit_to_slurm(const GradeArgs& a, std::size_t count, const fs::path& out) 
   return kOk;
 }
 
+// The GPUs that `--gpus spec` names on this machine (parse_gpus); empty with
+// the reason in error.
+std::vector<std::string> gpus_of(const std::string& spec, const GpuProbe& gpu, std::string& error) {
+  return parse_gpus(spec, gpu.usable ? gpu.info.value("device_count", 1) : 0,
+                    std::getenv("CUDA_VISIBLE_DEVICES"), error);
+}
+
 int cmd_grade(const GradeArgs& a) {
   const std::vector<std::string> known = all_labs();
   CourseSpec course;
@@ -705,9 +712,7 @@ int cmd_grade(const GradeArgs& a) {
     int slots = 1;
     const GpuProbe gpu = probe_gpu(/*build=*/true);
     if (!a.gpus.empty()) {
-      const std::vector<std::string> gpus =
-          parse_gpus(a.gpus, gpu.usable ? gpu.info.value("device_count", 1) : 0,
-                     std::getenv("CUDA_VISIBLE_DEVICES"), error);
+      const std::vector<std::string> gpus = gpus_of(a.gpus, gpu, error);
       if (gpus.empty()) {
         fmt::print(stderr, "cudalab: {}\n", error);
         return kUsage;
@@ -810,8 +815,7 @@ int cmd_grade(const GradeArgs& a) {
   if (!a.gpus.empty() && !todo.empty()) {
     const GpuProbe gpu = probe_gpu(/*build=*/true);
     std::string error;
-    gpus = parse_gpus(a.gpus, gpu.usable ? gpu.info.value("device_count", 1) : 0,
-                      std::getenv("CUDA_VISIBLE_DEVICES"), error);
+    gpus = gpus_of(a.gpus, gpu, error);
     if (gpus.empty()) {
       fmt::print(stderr, "cudalab: {}\n", error);
       return kUsage;
