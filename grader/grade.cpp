@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -27,6 +28,33 @@ namespace fs = std::filesystem;
 namespace cudalab {
 
 namespace {
+
+// Calls f(0) to f(count - 1), at most `jobs` at once, started in index order
+// (a caller that sorts the longest first ends soon after it). The first
+// exception is rethrown once the calls under way have finished; no call
+// starts after it.
+void for_each_side_by_side(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& f) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failed;
+  std::mutex lock;
+  const auto worker = [&] {
+    for (std::size_t i; (i = next++) < count;) {
+      try {
+        f(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> guard(lock);
+        if (!failed) failed = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < std::min(jobs, count); ++w)
+    threads.emplace_back(worker);  // the caller is the last
+  worker();
+  for (auto& t : threads) t.join();
+  if (failed) std::rethrow_exception(failed);
+}
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -597,14 +625,12 @@ bool Grader::prepare(std::string& error, int slots, bool looks) {
     build_lab("cudalab-gpuinfo", slot, ignored);
     // The second looks' builds: a look that finds one missing builds it then
     // (and says so where it fails), so a failure here costs nothing.
-    if (looks && !cfg_.course.cpu_mode) {
-      std::vector<std::string> targets;
-      for (const auto& lab : cfg_.labs) targets.push_back(lab.id + "-tests-cpu");
-      build_targets(targets, slot, ignored);
-      targets.clear();
-      for (const auto& lab : cfg_.labs) targets.push_back(lab.id + "-tests-access");
-      build_targets(targets, slot, ignored);
-    }
+    if (looks && !cfg_.course.cpu_mode)
+      for (const char* suffix : {"-tests-cpu", "-tests-access"}) {
+        std::vector<std::string> targets;
+        for (const auto& lab : cfg_.labs) targets.push_back(lab.id + suffix);
+        build_targets(targets, slot, ignored);
+      }
     return {};
   };
   // The judge's side: the reference solutions built the same way, next to them.
@@ -622,19 +648,11 @@ bool Grader::prepare(std::string& error, int slots, bool looks) {
   for (int slot = 1; slot < slots; ++slot)
     tasks.push_back([&prepare_slot, slot] { return prepare_slot(slot); });
   std::vector<std::string> errors(tasks.size());
-  std::atomic<std::size_t> next{0};
-  const auto worker = [&] {
-    for (std::size_t t; (t = next++) < tasks.size();) errors[t] = tasks[t]();
-  };
-  const std::size_t side_by_side =
-      std::clamp<std::size_t>(std::thread::hardware_concurrency() / 8, 1, tasks.size());
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < side_by_side; ++i) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  error.clear();
-  for (const auto& e : errors)
-    if (error.empty()) error = e;
+  for_each_side_by_side(tasks.size(), std::thread::hardware_concurrency() / 8,
+                        [&](std::size_t t) { errors[t] = tasks[t](); });
+  const auto first =
+      std::find_if(errors.begin(), errors.end(), [](const std::string& e) { return !e.empty(); });
+  error = first == errors.end() ? "" : *first;
   return error.empty();
 }
 
@@ -981,25 +999,11 @@ SubmissionGrade Grader::run(Staged st) {
   {
     std::vector<CheckResult> ran(correctness.size());
     const std::size_t jobs = check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency());
-    std::size_t next = 0;
-    std::vector<std::future<void>> running;
-    while (next < correctness.size() || !running.empty()) {
-      while (next < correctness.size() && running.size() < jobs) {
-        const Pending* p = &correctness[next];
-        CheckResult* out = &ran[next++];
-        const LabSpec* spec = g.labs[p->lab].spec;
-        running.push_back(std::async(
-            std::launch::async, [p, out, spec] { *out = run_check(p->ctx, *spec, spec->checks[p->check]); }));
-      }
-      for (bool any = false; !any && !running.empty();)  // wait for the first to finish
-        for (auto it = running.begin(); it != running.end(); ++it)
-          if (it->wait_for(std::chrono::milliseconds(10)) == std::future_status::ready) {
-            it->get();
-            running.erase(it);
-            any = true;
-            break;
-          }
-    }
+    for_each_side_by_side(correctness.size(), jobs, [&](std::size_t k) {
+      const Pending& p = correctness[k];
+      const LabSpec& spec = *g.labs[p.lab].spec;
+      ran[k] = run_check(p.ctx, spec, spec.checks[p.check]);
+    });
     profile(fmt::format("slot {}: {} correctness checks ran", st.slot, correctness.size()));
     // Labs whose hung check did not finish in CPU mode either: their other
     // hung checks are spared that look (a submission that hangs in every
