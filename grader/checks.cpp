@@ -93,44 +93,6 @@ class Descriptor {
   int fd_;
 };
 
-// A pass from the test process stands only if its evidence agrees with the
-// reference solution's on the same inputs: that process runs the student's
-// code, and whatever it says of itself may be forged.
-void judge_evidence(const std::filesystem::path& student, const std::filesystem::path& reference,
-                    const CheckSpec& check, CheckResult& r) {
-  evidence::Evidence mine, theirs;
-  std::string error;
-  if (!evidence::read(reference.string(), theirs, error)) {
-    r.verdict = "error";
-    r.failures.push_back(
-        fmt::format("the grader has no reference evidence for this check ({}): it cannot judge "
-                    "it; tell your instructor",
-                    error));
-    return;
-  }
-  if (!evidence::read(student.string(), mine, error)) {
-    r.verdict = "fail";
-    r.failures.push_back(
-        fmt::format("the test process reported a pass but left no readable evidence of its outputs ({}): the "
-                    "grader judges "
-                    "every correctness check from the outputs themselves",
-                    error));
-    return;
-  }
-  // One cause first, from all the outputs judged (as in the test process).
-  diagnosis::begin();
-  const evidence::Verdict v = evidence::judge(mine, theirs, check.judge);
-  const std::string lead = v.ok ? "" : diagnosis::lead(diagnosis::facts());
-  diagnosis::end();
-  if (v.ok) return;
-  r.verdict = "fail";
-  r.failures = v.failures;
-  if (!lead.empty()) r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
-  r.notes.push_back(
-      "judged by the grader, outside the test process, against the reference solution's outputs for the same "
-      "inputs");
-}
-
 }  // namespace
 
 double check_limit(double reference_s, double cap_s, bool speed) {
@@ -211,8 +173,9 @@ std::string run_stem(const std::string& lab, const std::string& check) {
   return fmt::format("{}-{}-{}-{}", lab, check, getpid(), ++runs);
 }
 
-CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
-  CheckResult r;
+CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  CheckRun run;
+  CheckResult& r = run.result;
   r.id = check.id;
   r.name = check.name;
   r.kind = check.kind;
@@ -237,7 +200,7 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     r.verdict = "error";
     r.failures.push_back(fmt::format("the grader could not create its record files in {}: {}",
                                      ctx.work_dir.string(), std::strerror(errno)));
-    return r;
+    return run;
   }
   constexpr int kRecordFd = 3, kEvidenceFd = 4, kTraceFd = 5, kCodeFd = 6;
   // The speed replay's files, as descriptors too: written by the student's
@@ -250,7 +213,7 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   if ((tracing || replaying) && trace_fd.get() < 0) {
     r.verdict = "error";
     r.failures.push_back(fmt::format("the grader could not open its launch trace: {}", std::strerror(errno)));
-    return r;
+    return run;
   }
 
   // Under root a check runs as nobody (sandbox.h). A grading folder nobody
@@ -376,13 +339,14 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     remove_scratch_dir(scratch);
     r.verdict = "error";
     r.failures.push_back(fmt::format("the grader cannot run checks confined: {}", e.what()));
-    return r;
+    return run;
   }
   const ProcessResult p = run_process(opt);
   if (!ctx.access_out.empty()) {
     std::error_code ec;
     std::filesystem::remove(ctx.access_out, ec);
-    if (std::filesystem::is_regular_file(scratch / access_name, ec))
+    if (std::filesystem::is_regular_file(scratch / access_name, ec) &&
+        over_bound(scratch / access_name, kMaxAccessReportBytes, "its access report").empty())
       std::filesystem::copy_file(scratch / access_name, ctx.access_out, ec);
   }
   remove_scratch_dir(scratch);
@@ -393,13 +357,13 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   code_fd.reset();
 
   std::string skipped;
-  const bool have =
-      std::filesystem::exists(record) && parse_check_record(read_file(record), check.name, r, &skipped);
+  // Bounded before it is read: the record is the process's to fill.
+  const std::string record_too_big = over_bound(record, kMaxRecordBytes, "its record");
+  const bool have = record_too_big.empty() && std::filesystem::exists(record) &&
+                    parse_check_record(read_file(record), check.name, r, &skipped);
   std::filesystem::remove(record);
-  if (with_evidence && ctx.evidence_out.empty()) {
-    if (r.verdict == "pass") judge_evidence(evidence_file, ctx.reference_evidence, check, r);
-    std::filesystem::remove(evidence_file);
-  }
+  // A student's evidence goes to the judge (judged.h), which reads and removes it.
+  if (with_evidence && ctx.evidence_out.empty()) run.evidence = evidence_file;
 
   if (!p.started) {
     r.verdict = "error";
@@ -433,6 +397,11 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
     // 77 when its only check was "not run", which the record then says.)
     r.verdict = "skipped";
     r.notes.push_back(skipped.empty() ? "no usable GPU" : skipped);
+  } else if (!record_too_big.empty()) {
+    r.verdict = "fail";
+    r.failures = {record_too_big};
+    r.notes.clear();
+    r.measurements.clear();
   } else if (!have) {
     r.verdict = "error";
     r.failures.push_back(
@@ -457,7 +426,32 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   if (p.output_bytes > opt.output_cap)
     r.notes.push_back(fmt::format("the check printed {} bytes; only the first and last {} KiB were kept",
                                   p.output_bytes, opt.output_cap / 2048));
-  return r;
+  return run;
+}
+
+CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  CheckRun run = run_check_process(ctx, lab, check);
+  if (!run.evidence.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(run.evidence, ec);
+  }
+  return std::move(run.result);
+}
+
+std::string describe_bytes(std::uintmax_t bytes) {
+  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1u << 20));
+  if (bytes >= (1u << 10)) return fmt::format("{:.0f} KiB", static_cast<double>(bytes) / (1u << 10));
+  return fmt::format("{} bytes", bytes);
+}
+
+std::string over_bound(const std::filesystem::path& file, std::uintmax_t limit, const std::string& what) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (ec || size <= limit) return {};
+  return fmt::format(
+      "the check wrote {} to {}, more than the {} it may hold: the grader did not read it (something in the "
+      "test process wrote into a file that only the harness writes)",
+      describe_bytes(size), what, describe_bytes(limit));
 }
 
 }  // namespace cudalab

@@ -2,6 +2,7 @@
 // reads its verdict from the machine-readable record.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -98,6 +99,39 @@ std::string describe_limit(double limit_s, double reference_s, bool speed);
 // the student; "" if it reported nothing. Host-only (tested).
 std::string summarize_sanitizer(const std::string& tool, const std::string& output);
 
+// The most the grader reads of what a check's process wrote, each checked
+// by its size before a byte of it is read (the sandbox lets a check write up
+// to 1 GiB, and a submission's checks run side by side): over it, the check
+// fails and says which bound. A record holds one check's verdict, messages
+// and measurements (a few KiB); a launch trace, the launches of one speed
+// check's run; an access report, per-line counts of a lab's kernels. A
+// student's evidence may be no larger than the reference's for the same
+// check (which also holds the expected values) plus kEvidenceSlackBytes.
+inline constexpr std::uintmax_t kMaxRecordBytes = 1u << 20;
+inline constexpr std::uintmax_t kMaxTraceBytes = 4u << 20;
+inline constexpr std::uintmax_t kMaxAccessReportBytes = 4u << 20;
+inline constexpr std::uintmax_t kEvidenceSlackBytes = 1u << 20;
+
+// "12.0 MiB", "640 KiB", "37 bytes". Host-only (tested).
+std::string describe_bytes(std::uintmax_t bytes);
+
+// "" when `file` is at most `limit` bytes; else the failure for the student:
+// "the check wrote 64.0 MiB to its record, more than the 1.0 MiB a record may
+// hold: the grader did not read it".
+std::string over_bound(const std::filesystem::path& file, std::uintmax_t limit, const std::string& what);
+
+// A check's process, run confined: its result as the record and the process
+// say, and the file where it left its evidence (a student's run judged
+// against the reference's: RunContext::reference_evidence set), for the
+// judge to read and remove (judged.h). Nothing here judges a pass.
+struct CheckRun {
+  CheckResult result;
+  std::filesystem::path evidence;
+};
+CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+
+// run_check_process without the evidence: `./cudalab test`, calibration, and
+// the reference's runs (judged.h wraps those as a Testimony).
 CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
 
 // "<lab>-<check>-<pid>-<n>": a name for one run's files (record, evidence,

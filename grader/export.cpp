@@ -68,7 +68,7 @@ nlohmann::json gradescope_json(const SubmissionGrade& g) {
   for (const auto& lab : g.labs) {
     for (std::size_t i = 0; i < lab.results.size(); ++i) {
       const CheckSpec& c = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i];
+      const CheckResult& r = lab.results[i].result();
       const CheckScore& s = lab.scores[i];
       tests.push_back({{"name", test_name(lab, c)},
                        {"number", fmt::format("{}.{}", lab.spec->id.substr(0, 2), i + 1)},
@@ -98,7 +98,7 @@ nlohmann::json prairielearn_json(const SubmissionGrade& g) {
   for (const auto& lab : g.labs) {
     for (std::size_t i = 0; i < lab.results.size(); ++i) {
       const CheckSpec& c = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i];
+      const CheckResult& r = lab.results[i].result();
       const CheckScore& s = lab.scores[i];
       std::string message = r.failures.empty() ? "" : r.failures.front();
       if (message.size() > 300) message = message.substr(0, 300) + "...";
@@ -132,7 +132,7 @@ std::string junit_xml(const SubmissionGrade& g) {
     double time = 0;
     for (std::size_t i = 0; i < lab.results.size(); ++i) {
       const CheckSpec& c = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i];
+      const CheckResult& r = lab.results[i].result();
       auto tc = suite.append_child("testcase");
       tc.append_attribute("classname") = lab.spec->id.c_str();
       tc.append_attribute("name") = c.name.c_str();

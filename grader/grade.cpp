@@ -81,22 +81,17 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 // every export lists every check.
 void fill_unrun(LabGrade& lab) {
   lab.results.clear();
-  for (const auto& c : lab.spec->checks) {
-    CheckResult r;
-    r.id = c.id, r.name = c.name, r.kind = c.kind;
-    r.verdict = lab.status == "not_run" ? "not_run" : "fail";
-    r.failures.push_back(lab.message);
-    lab.results.push_back(r);
-  }
+  for (const auto& c : lab.spec->checks)
+    lab.results.push_back(judge_by_grader(c, lab.status == "not_run" ? "not_run" : "fail", lab.message));
 }
 
 // "'square' failed" when a check this one requires has a result that did not
 // pass; "" when all passed or are still to run (then the score gates it).
-std::string failed_requirement(const CheckSpec& check, const std::vector<CheckResult>& done) {
+std::string failed_requirement(const CheckSpec& check, const std::vector<Judged>& done) {
   std::vector<std::string> failed;
   for (const auto& id : check.required)
     for (const auto& r : done)
-      if (r.id == id && !r.passed()) failed.push_back("'" + id + "'");
+      if (r.result().id == id && !r.passed()) failed.push_back("'" + id + "'");
   if (failed.empty()) return {};
   return fmt::format("{} failed (a speed check counts only for correct code)", fmt::join(failed, " and "));
 }
@@ -139,6 +134,7 @@ void score_submission(SubmissionGrade& g) {
 }
 
 Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
+
 
 namespace {
 
@@ -250,6 +246,8 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
   // Kept from an earlier run (a batch's first submission) with its time.
   if (current(file, binary) && current(time_file, binary)) {
     if (seconds) *seconds = read_seconds(time_file);
+    // The seed's folder, newest again: pruning keeps the recently used.
+    fs::last_write_time(file.parent_path().parent_path(), fs::file_time_type::clock::now(), ec);
     return file;
   }
   fs::create_directories(file.parent_path());
@@ -264,7 +262,7 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
   gethostname(host, sizeof host - 1);
   rc.evidence_out = file.string() + "." + host + "-" + run_stem(lab.id, check.id) + ".tmp";
   rc.max_timeout_s = 0;  // the course's cap is for students; the reference gets the lab's own limit
-  const CheckResult r = run_check(rc, lab, check);
+  const CheckResult r = run_reference_check(rc, lab, check).said;
   if (!r.passed()) {
     fs::remove(rc.evidence_out, ec);
     error = fmt::format(
@@ -294,7 +292,7 @@ double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab
   rc.evidence_out.clear();
   rc.reference_s = 0;
   rc.max_timeout_s = 0;
-  const CheckResult r = run_check(rc, lab, check);
+  const CheckResult r = run_reference_check(rc, lab, check).said;
   // Its time counts if the check ran to its end (a pass, or a ratio below the
   // threshold on this GPU, or "not run" in CPU mode); a hang or a crash of the
   // reference leaves the lab's limit.
@@ -543,8 +541,8 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
   return true;
 }
 
-CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
-                                    int slot, std::string& launch) {
+Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                               std::string& launch) {
   const fs::path base = ctx.work_dir / run_stem(lab.id, check.id);
   fs::create_directories(ctx.work_dir);
   struct Remove {
@@ -556,32 +554,33 @@ CheckResult Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, c
   } remove{{base.string() + ".trace", base.string() + ".kernels"}};
   RunContext traced = ctx;
   traced.trace_out = base.string() + ".trace";
-  CheckResult r = run_check(traced, lab, check);
-  // A failure, a timeout, a crash of the student's run stands; a pass only
-  // means "traced", and the replay decides.
-  if (!r.passed()) return r;
-  const double traced_s = r.seconds;
+  Claim claim = run_student_check(traced, lab, check);
+  // Whatever the student's run says of itself counts for nothing but a
+  // failure: a pass only means "traced", and the grader's replay times it.
+  if (claim.said.verdict == "pass")
+    if (std::string big = over_bound(traced.trace_out, kMaxTraceBytes, "its launch trace"); !big.empty())
+      claim.said.verdict = "fail", claim.said.failures = {std::move(big)};
+  if (claim.said.verdict != "pass") return judge_speed_untimed(std::move(claim));
+  const double traced_s = claim.said.seconds;
   profile(fmt::format("  {} {} traced", lab.id, check.id));
   launch = describe_traced_launch(read_all(traced.trace_out));
   std::string error;
   const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
-  if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error)) {
-    r.verdict = "error";
-    r.failures = {fmt::format("the grader cannot time this submission: {}",
-                              reference_error.empty() ? error : reference_error)};
-    return r;
-  }
+  if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error))
+    return judge_by_grader(check, "error",
+                           fmt::format("the grader cannot time this submission: {}",
+                                       reference_error.empty() ? error : reference_error));
   profile(fmt::format("  {} {} kernels extracted", lab.id, check.id));
   RunContext rc = ctx;
   rc.binary = reference_binary(build(kReferenceSlot), lab, false);
   rc.replay_trace = base.string() + ".trace";
   rc.replay_code = base.string() + ".kernels";
-  CheckResult timed = run_check(rc, lab, check);
-  timed.seconds += traced_s;
-  timed.notes.insert(timed.notes.begin(),
-                     "timed by the grader: your kernels, replayed from the launches your launcher made, in a "
-                     "process that runs none of your host code");
-  return timed;
+  Testimony timed = run_reference_check(rc, lab, check);
+  timed.said.seconds += traced_s;
+  timed.said.notes.insert(timed.said.notes.begin(),
+                          "timed by the grader: your kernels, replayed from the launches your launcher made, in a "
+                          "process that runs none of your host code");
+  return judge_speed_timed(std::move(timed));
 }
 
 void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
@@ -706,10 +705,24 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
   const SubmissionPlan plan = plan_submission(root, cfg_.labs);
   g.ignored.insert(g.ignored.end(), plan.ignored.begin(), plan.ignored.end());
   g.notes.insert(g.notes.end(), plan.notes.begin(), plan.notes.end());
+  // Each lab's inputs' seed, from its files as handed in (seed.h).
+  st.seeds.assign(g.labs.size(), "");
+  for (std::size_t i = 0; i < g.labs.size(); ++i)
+    if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete()) {
+      std::vector<std::pair<std::string, std::string>> contents;
+      for (const auto& [name, where] : files->found) contents.emplace_back(name, read_all(where));
+      st.seeds[i] = derive_seed(key(), cfg_.seed, g.labs[i].spec->id, std::move(contents));
+    }
 
   std::string error;
   if (!ensure_configured(slot, error)) throw std::runtime_error(error);
   sync_overlay(&plan, slot);
+  // An unpacked archive has given the overlay its student files: nothing of
+  // it stays in the grading folder.
+  if (root != submission) {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
   if (!fs::exists(build(slot) / "harness" / "cudalab-gpuinfo")) {
     bool ignored = false;
     build_lab("cudalab-gpuinfo", slot, ignored);
@@ -955,15 +968,8 @@ SubmissionGrade Grader::run(Staged st) {
     std::size_t lab, check;
     RunContext ctx;
   };
-  std::vector<std::vector<std::optional<CheckResult>>> done(g.labs.size());
+  std::vector<std::vector<std::optional<Judged>>> done(g.labs.size());
   std::vector<Pending> correctness;
-  const auto unjudged = [](const CheckSpec& check, const std::string& why) {
-    CheckResult r;
-    r.id = check.id, r.name = check.name, r.kind = check.kind;
-    r.verdict = "error";
-    r.failures.push_back(why);
-    return r;
-  };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
     if (!st.ready[i]) continue;
@@ -977,6 +983,7 @@ SubmissionGrade Grader::run(Staged st) {
     RunContext lc = ctx;
     lc.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     lc.lab_toml = lab.spec->file;
+    lc.seed = st.seeds[i];
     for (std::size_t c = 0; c < lab.spec->checks.size(); ++c) {
       const CheckSpec& check = lab.spec->checks[c];
       if (check.kind != "correctness") continue;
@@ -986,7 +993,7 @@ SubmissionGrade Grader::run(Staged st) {
       // Without the reference's outputs nothing can be judged: a pass from
       // the test process alone is worth nothing.
       if (cc.reference_evidence.empty())
-        done[i][c] = unjudged(check, no_judge);
+        done[i][c] = judge_by_grader(check, "error", no_judge);
       else
         correctness.push_back({i, c, cc});
     }
@@ -997,12 +1004,14 @@ SubmissionGrade Grader::run(Staged st) {
   std::stable_sort(correctness.begin(), correctness.end(),
                    [](const Pending& a, const Pending& b) { return a.ctx.reference_s > b.ctx.reference_s; });
   {
-    std::vector<CheckResult> ran(correctness.size());
+    std::vector<std::optional<Judged>> ran(correctness.size());
     const std::size_t jobs = check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency());
     for_each_side_by_side(correctness.size(), jobs, [&](std::size_t k) {
       const Pending& p = correctness[k];
       const LabSpec& spec = *g.labs[p.lab].spec;
-      ran[k] = run_check(p.ctx, spec, spec.checks[p.check]);
+      const CheckSpec& check = spec.checks[p.check];
+      // The student's process claims; the judge compares its outputs with the reference's.
+      ran[k] = judge_correctness(run_student_check(p.ctx, spec, check), p.ctx.reference_evidence, check);
     });
     profile(fmt::format("slot {}: {} correctness checks ran", st.slot, correctness.size()));
     // Labs whose hung check did not finish in CPU mode either: their other
@@ -1013,26 +1022,28 @@ SubmissionGrade Grader::run(Staged st) {
       const Pending& p = correctness[k];
       const LabSpec& spec = *g.labs[p.lab].spec;
       const CheckSpec& check = spec.checks[p.check];
-      CheckResult& r = ran[k];
+      Judged& r = *ran[k];
       RunContext plain = p.ctx;
       plain.reference_evidence.clear();
       plain.reference_s = 0;
-      if (g.cpu_mode) lead_hang_in_cpu_mode(r);
-      if (g.gpu && r.verdict == "timeout" && !hangs_in_cpu_mode[p.lab].empty())
-        lead_hang_like(hangs_in_cpu_mode[p.lab], r);
-      else if (g.gpu && second_look(plain, spec, check, st.slot, r) && r.verdict == "timeout")
-        hangs_in_cpu_mode[p.lab] = check.name;
+      // The second looks say why; they never change a verdict (edit_words).
+      r.edit_words([&](CheckResult& words) {
+        if (g.cpu_mode) lead_hang_in_cpu_mode(words);
+        if (g.gpu && words.verdict == "timeout" && !hangs_in_cpu_mode[p.lab].empty())
+          lead_hang_like(hangs_in_cpu_mode[p.lab], words);
+        else if (g.gpu && second_look(plain, spec, check, st.slot, words) && words.verdict == "timeout")
+          hangs_in_cpu_mode[p.lab] = check.name;
+      });
       // Under the sanitizers too: a kernel can be right by luck (a race that
-      // did not bite, a read past the end that found harmless values).
+      // did not bite, a read past the end that found harmless values). Their
+      // report can only fail a check.
       for (const auto& tool : cfg_.sanitizers) {
         if (!g.gpu || !r.passed()) break;
         RunContext sc = plain;
         sc.sanitizer = tool;
         const CheckResult s = run_check(sc, spec, check);
-        if (!s.failures.empty() && s.failures.front().rfind("compute-sanitizer", 0) == 0) {
-          r.verdict = "fail";
-          r.failures.insert(r.failures.begin(), s.failures.front());
-        }
+        if (!s.failures.empty() && s.failures.front().rfind("compute-sanitizer", 0) == 0)
+          r.lower_to_fail(s.failures.front());
       }
       done[p.lab][p.check] = std::move(r);
     }
@@ -1043,7 +1054,8 @@ SubmissionGrade Grader::run(Staged st) {
     RunContext lc = ctx;
     lc.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     lc.lab_toml = lab.spec->file;
-    std::vector<CheckResult> correct;  // what the speed checks' requirements read
+    lc.seed = st.seeds[i];
+    std::vector<Judged> correct;  // what the speed checks' requirements read
     for (const auto& r : done[i])
       if (r) correct.push_back(*r);
     for (std::size_t c = 0; c < lab.spec->checks.size(); ++c) {
@@ -1052,39 +1064,81 @@ SubmissionGrade Grader::run(Staged st) {
       // A speed check counts only when the correctness checks it requires
       // passed (score.h): where one failed it is not timed at all, and says why.
       if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
-        CheckResult r;
-        r.id = check.id, r.name = check.name, r.kind = check.kind;
-        r.verdict = "not_run";
-        r.failures.push_back("not timed: " + failed);
+        done[i][c] = judge_by_grader(check, "not_run", "not timed: " + failed);
+        continue;
+      }
+      // CPU mode times nothing: the grader does not run a speed check
+      // there, whatever a record would say of it.
+      if (g.cpu_mode) {
+        Judged r = judge_by_grader(check, "not_run", "");
+        r.edit_words([](CheckResult& w) { w.notes.push_back(kSpeedNotRunInCpuMode); });
         done[i][c] = std::move(r);
         continue;
       }
       RunContext cc = lc;
-      cc.reference_s = reference_speed_seconds(lc, *lab.spec, check, g.cpu_mode);
+      RunContext speed_ctx = lc;
+      speed_ctx.seed = reference_speed_seed();
+      cc.reference_s = reference_speed_seconds(speed_ctx, *lab.spec, check, false);
       std::string launch;
-      CheckResult r = !g.cpu_mode ? run_speed_check(cc, *lab.spec, check, st.slot, launch)
-                                  : run_check(cc, *lab.spec, check);
-      if (!g.cpu_mode && !check.explain.empty()) explain_slow(lc, *lab.spec, check, st.slot, launch, r);
+      Judged r = run_speed_check(cc, *lab.spec, check, st.slot, launch);
+      if (!check.explain.empty())
+        r.edit_words([&](CheckResult& words) { explain_slow(lc, *lab.spec, check, st.slot, launch, words); });
       profile(fmt::format("slot {}: {} {} ran", st.slot, lab.spec->id, check.id));
       done[i][c] = std::move(r);
     }
     for (auto& r : done[i]) {
       // The grading folder's paths mean nothing to a student: "launched at
       // labs/03_tiling/matmul_tiled.cu:61", as in the build log.
-      std::vector<std::string*> texts{&r->output};
-      for (auto& f : r->failures) texts.push_back(&f);
-      for (auto& n : r->notes) texts.push_back(&n);
-      for (int slot : {st.slot, 0, kReferenceSlot})
-        for (const fs::path& dir : {fs::absolute(overlay(slot)), overlay(slot)})
-          for (std::string* text : texts) replace_all(*text, dir.string() + "/", "labs/");
+      r->edit_words([&](CheckResult& words) {
+        std::vector<std::string*> texts{&words.output};
+        for (auto& f : words.failures) texts.push_back(&f);
+        for (auto& n : words.notes) texts.push_back(&n);
+        for (int slot : {st.slot, 0, kReferenceSlot})
+          for (const fs::path& dir : {fs::absolute(overlay(slot)), overlay(slot)})
+            for (std::string* text : texts) replace_all(*text, dir.string() + "/", "labs/");
+      });
       lab.results.push_back(std::move(*r));
     }
   }
   for (auto& lab : g.labs)
     if (lab.status != "graded") fill_unrun(lab);
   score_submission(g);
+  prune_reference_evidence();
   g.seconds = st.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return g;
+}
+
+const GradingKey& Grader::key() {
+  const std::lock_guard<std::mutex> lock(key_mutex_);
+  if (!key_) key_ = grading_key(cfg_.work_dir);
+  return *key_;
+}
+
+std::string Grader::reference_speed_seed() {
+  // The speed checks time fresh inputs of their own (cudalab/timing.h); this
+  // seed only keeps the reference's time apart from every student's seed.
+  return derive_seed(key(), cfg_.seed, "reference speed runs", {});
+}
+
+namespace {
+// The reference's evidence kept, per mode, for this many seeds: a batch on N
+// GPUs has up to 2N submissions in flight, and the same files graded again
+// (a warm grade, a resumed batch) reuse theirs.
+constexpr std::size_t kKeptSeeds = 64;
+}  // namespace
+
+void Grader::prune_reference_evidence() {
+  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
+  std::error_code ec;
+  for (const char* mode : {"gpu", "cpu"}) {
+    const fs::path dir = slot_dir(cfg_.work_dir, kReferenceSlot) / "evidence" / mode;
+    std::vector<std::pair<fs::file_time_type, fs::path>> seeds;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec)) seeds.emplace_back(fs::last_write_time(it->path(), ec), it->path());
+    if (seeds.size() <= kKeptSeeds) continue;
+    std::sort(seeds.begin(), seeds.end());
+    for (std::size_t k = 0; k + kKeptSeeds < seeds.size(); ++k) fs::remove_all(seeds[k].second, ec);
+  }
 }
 
 }  // namespace cudalab

@@ -7,13 +7,16 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "checks.h"
 #include "course.h"
 #include "cudalab/manifest.h"
+#include "judged.h"
 #include "score.h"
+#include "seed.h"
 
 namespace cudalab {
 
@@ -24,7 +27,9 @@ struct LabGrade {
   // (a forbidden call or include); not_run (no GPU)
   std::string status;
   std::string message;               // why it was not graded, for the student
-  std::vector<CheckResult> results;  // one per check, in the lab's order
+  // One per check, in the lab's order: verdicts the grader reached itself
+  // (judged.h), the only thing a score is computed from.
+  std::vector<Judged> results;
   std::vector<CheckScore> scores;
   double points = 0, max_points = 0;  // unweighted
 };
@@ -81,6 +86,8 @@ class Grader {
     // default device): a batch over several GPUs gives each submission one.
     std::string gpu;
     std::vector<bool> ready;  // per lab: built and allowed; its checks still to run
+    // Per lab: the seed its checks run with, derived from its files (seed.h).
+    std::vector<std::string> seeds;
     double seconds = 0;       // spent staging
   };
 
@@ -146,8 +153,8 @@ class Grader {
   // A speed check (GPU): the student's run traces its launches; the reference
   // build times them (cudalab/replay.h). That run's result is the check's.
   // `launch` gets the student's first traced launch ("grid (...), block (...)").
-  CheckResult run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
-                              std::string& launch);
+  Judged run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                         std::string& launch);
   // A timed speed check that failed, whose lab.toml names an `explain` check:
   // that check's CPU-mode run with simt's access report gives the leading
   // diagnosis (explain.h). Diagnosis only: the result's verdict and points
@@ -160,7 +167,16 @@ class Grader {
   void explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
                     const std::string& launch, CheckResult& r);
 
+  // The grading folder's key for the inputs' seeds (seed.h), read once.
+  const GradingKey& key();
+  // The seed the reference's speed runs use: no student's, fixed per folder.
+  std::string reference_speed_seed();
+  // Keeps the reference's evidence of the newest kKeptSeeds seeds.
+  void prune_reference_evidence();
+
   GraderConfig cfg_;
+  std::optional<GradingKey> key_;
+  std::mutex key_mutex_;
   std::map<std::string, std::string> reference_built_;  // "<lab>-tests[-cpu]" -> "" or the error
   // The reference's build, evidence and times are shared by every
   // submission a batch grades at once (grade_batch): one at a time.

@@ -450,7 +450,7 @@ int cmd_test(const TestArgs& a) {
     double points = 0, max_points = 0;
     for (const auto& r : results) {
       const CheckSpec& spec = *lab.find_by_id(r.id);
-      const CheckScore s = score_check(spec, r, results);
+      const CheckScore s = preview_check_score(spec, r, results);
       print_check(style, spec, r, s);
       points += s.points;
       max_points += s.max_points;
@@ -535,7 +535,7 @@ void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored
       for (std::string line; std::getline(in, line);) fmt::print("    {}\n", line);
     } else {
       for (std::size_t i = 0; i < lab.results.size(); ++i)
-        print_check(style, lab.spec->checks[i], lab.results[i], lab.scores[i]);
+        print_check(style, lab.spec->checks[i], lab.results[i].result(), lab.scores[i]);
     }
     print_lab_total(style, *lab.spec, lab.points, lab.max_points, "");
   }

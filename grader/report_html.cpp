@@ -277,7 +277,7 @@ std::string report_html(const SubmissionGrade& g) {
     std::string details;
     for (std::size_t i = 0; i < lab.results.size() && i < lab.spec->checks.size(); ++i) {
       const CheckSpec& spec = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i];
+      const CheckResult& r = lab.results[i].result();
       const CheckScore& s = i < lab.scores.size() ? lab.scores[i] : CheckScore{};
       const std::string anchor = html_escape(lab.spec->id + "-" + spec.id);
       body += fmt::format(

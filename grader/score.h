@@ -1,9 +1,13 @@
-// grader/score.h: from check results to points. Host-only.
+// grader/score.h: from verdicts to points. Host-only.
 //
 // Correctness checks are all or nothing. A speed check counts only when the
 // correctness checks it requires passed in the same run; then, if it has a
-// credit curve, its points follow the measured ratio (none at zero_at, all
-// at full_at, linear between), else all or nothing on its verdict.
+// credit curve, its points follow the ratio the grader timed (none at
+// zero_at, all at full_at, linear between), else all or nothing on its
+// verdict.
+//
+// A grade is scored from Judged verdicts only (judged.h): what a process
+// that ran the student's code wrote can lower a score, never raise one.
 #pragma once
 
 #include <string>
@@ -11,6 +15,7 @@
 
 #include "checks.h"
 #include "cudalab/manifest.h"
+#include "judged.h"
 
 namespace cudalab {
 
@@ -20,7 +25,12 @@ struct CheckScore {
   bool gated = false;  // a check it requires did not pass: it counts for nothing, whatever its verdict
 };
 
-CheckScore score_check(const CheckSpec& spec, const CheckResult& result,
-                       const std::vector<CheckResult>& all_results);
+CheckScore score_check(const CheckSpec& spec, const Judged& result, const std::vector<Judged>& all);
+
+// `./cudalab test` on the student's own machine: what the checks it just ran
+// would be worth, from their records as they are (its own process, its own
+// numbers). Never a grade: the grader scores Judged verdicts only.
+CheckScore preview_check_score(const CheckSpec& spec, const CheckResult& result,
+                               const std::vector<CheckResult>& all);
 
 }  // namespace cudalab

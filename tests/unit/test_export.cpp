@@ -4,6 +4,7 @@
 #include "course.h"
 #include "cudalab/catch.h"
 #include "export.h"
+#include "judged_for_tests.h"
 
 using namespace cudalab;
 
@@ -51,7 +52,7 @@ SubmissionGrade graded(const LabSpec& spec, bool square_passes, double ratio) {
   fast.id = "fast", fast.name = spec.checks[1].name, fast.kind = "speed";
   fast.verdict = ratio >= 1.3 ? "pass" : "fail";
   fast.measurements.push_back({"ratio", ratio, "x"});
-  lab.results = {sq, fast};
+  lab.results = JudgedForTests::make({sq, fast});
   g.labs.push_back(lab);
   g.ignored.push_back("notes.txt: not a student file of any lab");
   score_submission(g);
@@ -159,10 +160,11 @@ TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the 
         "pass (0.00/10 points): not counted: it counts only when 'square' passes");
   // As the grader reports it: not timed at all.
   SubmissionGrade n = graded(spec, false, 2.0);
-  CheckResult& fast = n.labs[0].results[1];
+  CheckResult& fast = JudgedForTests::words(n.labs[0].results[1]);
   fast.verdict = "not_run";
   fast.measurements.clear();
   fast.failures = {"not timed: 'square' failed (a speed check counts only for correct code)"};
+  JudgedForTests::retime(n.labs[0].results[1]);
   score_submission(n);
   const auto jn = gradescope_json(n);
   CHECK(jn["tests"][1]["status"] == "failed");

@@ -6,6 +6,7 @@
 
 #include "course.h"
 #include "cudalab/catch.h"
+#include "judged_for_tests.h"
 #include "report_html.h"
 
 using namespace cudalab;
@@ -112,7 +113,7 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
   lab.status = "graded";
   CheckResult sq;
   sq.id = "square", sq.name = spec.checks[0].name, sq.kind = "correctness", sq.verdict = "pass";
-  lab.results = {sq, timed_matmul(0.43)};
+  lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
   const std::string html = report_html(g);
@@ -156,7 +157,7 @@ TEST_CASE("report.html for the browser test is written where it is asked for") {
   lab.status = "graded";
   CheckResult sq;
   sq.id = "square", sq.name = spec.checks[0].name, sq.kind = "correctness", sq.verdict = "pass";
-  lab.results = {sq, timed_matmul(0.43)};
+  lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
   const std::string html = report_html(g);

@@ -1,0 +1,135 @@
+#include "judged.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <system_error>
+#include <utility>
+
+#include "cudalab/diagnosis.h"
+#include "cudalab/evidence.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+Claim run_student_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  CheckRun run = run_check_process(ctx, lab, check);
+  return Claim{std::move(run.result), std::move(run.evidence)};
+}
+
+Testimony run_reference_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  return Testimony{run_check(ctx, lab, check)};
+}
+
+void Judged::edit_words(const std::function<void(CheckResult&)>& edit) {
+  CheckResult words = r_;
+  edit(words);
+  r_.failures = std::move(words.failures);
+  r_.notes = std::move(words.notes);
+  r_.output = std::move(words.output);
+}
+
+void Judged::lower_to_fail(const std::string& why) {
+  if (r_.verdict == "pass" || r_.verdict == "not_run") r_.verdict = "fail";
+  ratio_.reset();
+  r_.failures.insert(r_.failures.begin(), why);
+}
+
+Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const CheckSpec& check) {
+  Judged j;
+  j.r_ = std::move(claim.said);
+  // Its measurements are shown as its own; no score reads them (timed_ratio stays empty).
+  const fs::path student = std::move(claim.evidence);
+  struct Remove {
+    fs::path file;
+    ~Remove() {
+      std::error_code ec;
+      if (!file.empty()) fs::remove(file, ec);
+    }
+  } remove{student};
+  if (j.r_.verdict != "pass") return j;  // a failure, a crash, a timeout: the claim lowers, and stands
+  // A pass from the test process stands only if its evidence agrees with
+  // the reference solution's on the same inputs.
+  std::string error;
+  std::error_code ec;
+  const std::uintmax_t reference_size = fs::file_size(reference_evidence, ec);
+  evidence::Evidence mine, theirs;
+  if (ec || !evidence::read(reference_evidence.string(), theirs, error)) {
+    j.r_.verdict = "error";
+    j.r_.failures.push_back(fmt::format(
+        "the grader has no reference evidence for this check ({}): it cannot judge it; tell your instructor",
+        ec ? ec.message() : error));
+    return j;
+  }
+  // Bounded before it is read: the reference's evidence for the same check
+  // also holds the expected values, so a student's is smaller.
+  if (const std::string big = over_bound(student, reference_size + kEvidenceSlackBytes, "its evidence");
+      !big.empty()) {
+    j.r_.verdict = "fail";
+    j.r_.failures = {big};
+    return j;
+  }
+  if (student.empty() || !evidence::read(student.string(), mine, error)) {
+    j.r_.verdict = "fail";
+    j.r_.failures.push_back(
+        fmt::format("the test process reported a pass but left no readable evidence of its outputs ({}): the "
+                    "grader judges every correctness check from the outputs themselves",
+                    student.empty() ? "none was asked for" : error));
+    return j;
+  }
+  // One cause first, from all the outputs judged (as in the test process).
+  diagnosis::begin();
+  const evidence::Verdict v = evidence::judge(mine, theirs, check.judge);
+  const std::string lead = v.ok ? "" : diagnosis::lead(diagnosis::facts());
+  diagnosis::end();
+  if (v.ok) return j;
+  j.r_.verdict = "fail";
+  j.r_.failures = v.failures;
+  if (!lead.empty()) j.r_.failures.insert(j.r_.failures.begin(), "Diagnosis: " + lead + ".");
+  j.r_.notes.push_back(
+      "judged by the grader, outside the test process, against the reference solution's outputs for the same "
+      "inputs");
+  return j;
+}
+
+Judged judge_speed_untimed(Claim traced) {
+  Judged j;
+  j.r_ = std::move(traced.said);
+  if (!traced.evidence.empty()) {
+    std::error_code ec;
+    fs::remove(traced.evidence, ec);
+  }
+  // Whatever it measured is its own word: nothing of it is shown or scored.
+  j.r_.measurements.clear();
+  if (j.r_.verdict == "pass" || j.r_.verdict == "not_run" || j.r_.verdict == "skipped") j.r_.verdict = "fail";
+  j.r_.failures.insert(j.r_.failures.begin(),
+                       "not timed: the run that records your launches did not pass, and a speed check counts "
+                       "only for launches that the grader replays and times itself");
+  return j;
+}
+
+Judged judge_speed_timed(Testimony replay) {
+  Judged j;
+  j.r_ = std::move(replay.said);
+  if (j.r_.verdict == "pass" || j.r_.verdict == "fail")
+    if (const Measurement* m = j.r_.find("ratio"); m && std::isfinite(m->value)) j.ratio_ = m->value;
+  return j;
+}
+
+Judged judge_by_grader(const CheckSpec& check, const std::string& verdict, const std::string& why) {
+  Judged j;
+  j.r_.id = check.id, j.r_.name = check.name, j.r_.kind = check.kind;
+  j.r_.verdict = verdict == "pass" ? "error" : verdict;  // the grader's word never passes a check unseen
+  if (!why.empty()) j.r_.failures.push_back(why);
+  return j;
+}
+
+Judged judge_failed_testimony(Testimony t) {
+  Judged j;
+  j.r_ = std::move(t.said);
+  if (j.r_.verdict == "pass") j.r_.verdict = "error";
+  return j;
+}
+
+}  // namespace cudalab
