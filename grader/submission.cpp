@@ -151,15 +151,53 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
   return plan;
 }
 
+namespace {
+
+// The extractor's one line when it refused the archive (exit code 2: its
+// documented refusal); otherwise what happened, never its output, which
+// could be a Python traceback.
+std::string extractor_failure(const ProcessResult& p) {
+  if (!p.started) return fmt::format("python3 could not be started to unpack it ({})", p.error);
+  if (p.timed_out) return fmt::format("unpacking it took more than {:g} s", kExtractTimeoutS);
+  if (p.signal == 0 && p.exit_code == 2 &&
+      p.output.find("Traceback (most recent call last)") == std::string::npos) {
+    std::string last;
+    std::istringstream in(p.output);
+    for (std::string line; std::getline(in, line);)
+      if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+    if (!last.empty()) return printable(last.substr(0, 300));
+  }
+  return fmt::format("the archive could not be unpacked (the extractor failed: {})", p.describe());
+}
+
+}  // namespace
+
 bool extract_archive(const fs::path& archive, const fs::path& dest, const fs::path& source_root,
                      std::vector<std::string>& ignored, std::string& error) {
   ProcessOptions opt;
-  opt.argv = {"python3", (source_root / "tools" / "extract.py").string(), archive.string(), dest.string()};
-  opt.timeout_s = 120;
+  // -I: no PYTHON* variables, user site or script folder on the path: only
+  // the standard library runs. "--" before the paths: a name starting with
+  // "--" is a name.
+  opt.argv = {"python3",
+              "-I",
+              (source_root / "tools" / "extract.py").string(),
+              "--max-members",
+              std::to_string(kMaxArchiveMembers),
+              "--max-total-bytes",
+              std::to_string(kMaxArchiveBytes),
+              "--max-ratio",
+              std::to_string(kMaxArchiveRatio),
+              "--max-depth",
+              std::to_string(kMaxArchiveDepth),
+              "--",
+              archive.string(),
+              dest.string(),
+              std::to_string(kMaxArchiveMemberBytes)};
+  opt.timeout_s = kExtractTimeoutS;
+  opt.output_cap = kMaxExtractOutputBytes;
   const ProcessResult p = run_process(opt);
   if (!p.ok()) {
-    error = fmt::format("cannot unpack {}: {}", printable(archive.filename().string()),
-                        p.output.empty() ? p.describe() : p.output);
+    error = fmt::format("cannot unpack {}: {}", printable(archive.filename().string()), extractor_failure(p));
     return false;
   }
   std::istringstream in(p.output);
@@ -167,7 +205,7 @@ bool extract_archive(const fs::path& archive, const fs::path& dest, const fs::pa
     if (line.rfind("skipped\t", 0) != 0) continue;
     const auto tab = line.find('\t', 8);
     ignored.push_back(fmt::format("{}: {}", printable(line.substr(8, tab - 8)),
-                                  tab == std::string::npos ? "skipped" : line.substr(tab + 1)));
+                                  tab == std::string::npos ? "skipped" : printable(line.substr(tab + 1))));
   }
   return true;
 }

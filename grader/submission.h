@@ -6,6 +6,7 @@
 // everything else is listed as ignored with the reason.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -16,6 +17,18 @@
 namespace cudalab {
 
 inline constexpr std::uintmax_t kMaxStudentFileBytes = 1 << 20;
+
+// Bounds on an archive, passed to tools/extract.py (its defaults equal them):
+// what a submission may unpack to is bounded before it is read or written.
+inline constexpr int kMaxArchiveMembers = 2000;                     // entries, folders included
+inline constexpr std::uintmax_t kMaxArchiveBytes = 64 << 20;        // written in all
+inline constexpr std::uintmax_t kMaxArchiveMemberBytes = 10 << 20;  // one member; bigger ones skipped
+inline constexpr int kMaxArchiveRatio = 100;  // a .zip member over 1 MiB compressed more: skipped
+inline constexpr int kMaxArchiveDepth = 16;   // folders; deeper members skipped
+inline constexpr double kExtractTimeoutS = 120;
+// What extract_archive reads of the extractor's output: its listing of
+// skipped members is about 32 KiB at most (100 lines of 200-character names).
+inline constexpr std::size_t kMaxExtractOutputBytes = 256 * 1024;
 
 struct LabFiles {
   std::string lab;
@@ -39,7 +52,18 @@ SubmissionPlan plan_submission(const std::filesystem::path& root, const std::vec
 // A path printed safely: control characters and non-ASCII bytes escaped.
 std::string printable(const std::string& s);
 
-// Unpacks an archive with tools/extract.py into dest; false with a message on failure.
+// Unpacks an archive with tools/extract.py into dest; false with a message on
+// failure. The archive is refused whole ("cannot unpack NAME: " and the
+// extractor's one line) when it has more than kMaxArchiveMembers entries or
+// unpacks to more than kMaxArchiveBytes (declared sizes checked first, then
+// every byte counted as it is written; a .tar.gz's stream is decompressed no
+// further), is damaged, or takes more than kExtractTimeoutS. A member is
+// skipped, and listed in `ignored`, when it is over kMaxArchiveMemberBytes, a
+// .zip member compressed more than kMaxArchiveRatio:1, deeper than
+// kMaxArchiveDepth folders, a link or device, or named unsafely (absolute,
+// '..', control characters, over 1024 bytes or a part over 255): at most 100
+// listed, then a count. The extractor's output is read up to
+// kMaxExtractOutputBytes, and a traceback never reaches the message.
 bool extract_archive(const std::filesystem::path& archive, const std::filesystem::path& dest,
                      const std::filesystem::path& source_root, std::vector<std::string>& ignored,
                      std::string& error);

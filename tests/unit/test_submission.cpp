@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "cudalab/catch.h"
+#include "process.h"
 #include "submission.h"
 
 using namespace cudalab;
@@ -44,6 +45,58 @@ bool mentions(const std::vector<std::string>& lines, const std::string& text) {
   for (const auto& l : lines)
     if (l.find(text) != std::string::npos) return true;
   return false;
+}
+
+// Where tools/extract.py is: CUDALAB_TEST_DATA is <source>/tests/data.
+fs::path source_root() {
+  return fs::path(CUDALAB_TEST_DATA).parent_path().parent_path();
+}
+
+// Builds an archive at `path` with Python's zipfile or tarfile (there wherever
+// the tests run): `code` calls zip_of or tgz_of with (name, bytes) pairs.
+void make_archive(const fs::path& path, const std::string& code) {
+  static const std::string prelude = R"(import io, sys, tarfile, zipfile
+path = sys.argv[1]
+def zip_of(members):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            z.writestr(name, data)
+def tgz_of(members, links=()):
+    with tarfile.open(path, "w:gz") as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        for name, target in links:
+            info = tarfile.TarInfo(name)
+            info.type, info.linkname = tarfile.SYMTYPE, target
+            t.addfile(info)
+MiB = 1 << 20
+)";
+  ProcessOptions o;
+  o.argv = {"python3", "-c", prelude + code, path.string()};
+  o.timeout_s = 120;
+  const ProcessResult r = run_process(o);
+  INFO(r.output);
+  REQUIRE(r.ok());
+}
+
+struct Unpacked {
+  bool ok = false;
+  std::string error;
+  std::vector<std::string> ignored;
+  fs::path dest;
+};
+
+Unpacked unpack(const TempDir& d, const std::string& archive) {
+  Unpacked u;
+  u.dest = d.path / "unpacked";
+  u.ok = extract_archive(d.path / archive, u.dest, source_root(), u.ignored, u.error);
+  return u;
+}
+
+bool nothing_in(const fs::path& dir) {
+  return !fs::exists(dir) || fs::is_empty(dir);
 }
 
 }  // namespace
@@ -133,4 +186,119 @@ TEST_CASE("Archive names are recognised by their extension") {
   CHECK(is_archive("b.tgz"));
   CHECK_FALSE(is_archive("matmul_tiled.cu"));
   CHECK_FALSE(is_archive(".zip"));
+}
+
+TEST_CASE("A zip bomb of many members each under the member limit is refused by the total", "[archive]") {
+  TempDir d;
+  // 40 members of 9 MiB zeros: 360 MiB unpacked from a few hundred KiB.
+  make_archive(d.path / "bomb.zip",
+               "zero = bytes(9 * MiB)\nzip_of([(f'f{i}.bin', zero) for i in range(40)])");
+  const Unpacked u = unpack(d, "bomb.zip");
+  CHECK_FALSE(u.ok);
+  CHECK(u.error ==
+        "cannot unpack bomb.zip: the archive unpacks to more than 64 MiB (a submission may unpack to at most "
+        "64 MiB)");
+  CHECK(nothing_in(u.dest));
+}
+
+TEST_CASE("A tar.gz bomb is refused by the total before it is decompressed whole", "[archive]") {
+  TempDir d;
+  make_archive(d.path / "bomb.tar.gz",
+               "zero = bytes(9 * MiB)\ntgz_of([(f'f{i}.bin', zero) for i in range(40)])");
+  const Unpacked u = unpack(d, "bomb.tar.gz");
+  CHECK_FALSE(u.ok);
+  CHECK_THAT(u.error, Catch::StartsWith("cannot unpack bomb.tar.gz: the archive unpacks to more than 64 MiB "
+                                        "(a submission may unpack to at most 64 MiB)"));
+  CHECK(nothing_in(u.dest));
+}
+
+TEST_CASE("An archive of more than 2000 members is refused whole, one of 2000 is read", "[archive]") {
+  TempDir d;
+  make_archive(d.path / "flood.zip", "zip_of([(f'f{i}', b'x') for i in range(2001)])");
+  make_archive(d.path / "full.zip",
+               "zip_of([(f'f{i}', b'x') for i in range(1999)] + [('matmul_tiled.cu', b'//')])");
+  const Unpacked flood = unpack(d, "flood.zip");
+  CHECK_FALSE(flood.ok);
+  CHECK_THAT(flood.error, Catch::StartsWith("cannot unpack flood.zip: the archive has more than 2000 members "
+                                            "(a submission may have at most 2000)"));
+  CHECK(nothing_in(flood.dest));
+  const Unpacked full = unpack(d, "full.zip");
+  INFO(full.error);
+  CHECK(full.ok);
+  CHECK(fs::exists(full.dest / "matmul_tiled.cu"));
+}
+
+TEST_CASE("Members too big, too compressed, too deep or oddly named are skipped with the reason",
+          "[archive]") {
+  TempDir d;
+  make_archive(d.path / "odd.zip", R"(zip_of([
+    ('big.bin', bytes(20 * MiB)),
+    ('zeros.bin', bytes(5 * MiB)),
+    ('/'.join(['d'] * 20) + '/deep.cu', b'x'),
+    ('x' * 300 + '/long.cu', b'x'),
+    ('bell\x07.cu', b'x'),
+    ('../../escaped.cu', b'x'),
+    ('labs/03_tiling/matmul_tiled.cu', b'// code'),
+]))");
+  const Unpacked u = unpack(d, "odd.zip");
+  REQUIRE(u.ok);
+  CAPTURE(u.ignored);
+  CHECK(mentions(u.ignored, "big.bin: 20971520 bytes, over the 10485760 byte limit"));
+  CHECK(mentions(u.ignored, "zeros.bin: compression ratio over 100:1"));
+  CHECK(mentions(u.ignored, "deep.cu: deeper than 16 folders"));
+  CHECK(mentions(u.ignored, "...: name too long"));  // the name cut to 200 characters
+  CHECK(mentions(u.ignored, "bell\\x07.cu: name with control characters"));
+  CHECK(mentions(u.ignored, "escaped.cu: unsafe path"));
+  CHECK(u.ignored.size() == 6);
+  CHECK(fs::exists(u.dest / "labs/03_tiling/matmul_tiled.cu"));
+  CHECK_FALSE(fs::exists(u.dest / "big.bin"));
+  CHECK_FALSE(fs::exists(u.dest / "zeros.bin"));
+  CHECK(plan_submission(u.dest, labs()).find("03_tiling")->complete());
+}
+
+TEST_CASE("At most 100 skipped members are listed, then their count", "[archive]") {
+  TempDir d;
+  make_archive(d.path / "many.zip",
+               "zip_of([(f'../x{i}', b'x') for i in range(150)] + [('matmul_tiled.cu', b'//')])");
+  const Unpacked u = unpack(d, "many.zip");
+  REQUIRE(u.ok);
+  REQUIRE(u.ignored.size() == 101);
+  CHECK(u.ignored.back() == "...: 50 more members skipped");
+}
+
+TEST_CASE("An honest zip and tar.gz unpack, their links and big members skipped", "[archive]") {
+  TempDir d;
+  make_archive(d.path / "alice.zip",
+               "zip_of([('labs/03_tiling/matmul_tiled.cu', b'// code'), ('matmul_naive.cu', b'// code')])");
+  make_archive(d.path / "bob.tar.gz",
+               "tgz_of([('bob/matmul_tiled.cu', b'// code'), ('bob/big.bin', bytes(20 * MiB))], "
+               "links=[('bob/link.cu', '/etc/passwd')])");
+  const Unpacked alice = unpack(d, "alice.zip");
+  REQUIRE(alice.ok);
+  CHECK(alice.ignored.empty());
+  const auto plan = plan_submission(alice.dest, labs());
+  CHECK(plan.find("03_tiling")->complete());
+  CHECK(plan.find("02_naive_matmul")->complete());
+  fs::remove_all(alice.dest);
+  const Unpacked bob = unpack(d, "bob.tar.gz");
+  REQUIRE(bob.ok);
+  CAPTURE(bob.ignored);
+  CHECK(mentions(bob.ignored, "bob/big.bin: 20971520 bytes, over the 10485760 byte limit"));
+  CHECK(mentions(bob.ignored, "bob/link.cu: not a regular file"));
+  CHECK_FALSE(fs::exists(bob.dest / "bob/link.cu"));
+  CHECK(plan_submission(bob.dest, labs()).find("03_tiling")->complete());
+}
+
+TEST_CASE("A file that is no archive is refused in one line, never a traceback", "[archive]") {
+  TempDir d;
+  d.write("erin.zip", "not a zip at all\n");
+  d.write("broken.tar.gz", "\x1f\x8b not gzip either");
+  for (const char* name : {"erin.zip", "broken.tar.gz"}) {
+    const Unpacked u = unpack(d, name);
+    CAPTURE(u.error);
+    CHECK_FALSE(u.ok);
+    CHECK_THAT(u.error, Catch::StartsWith(std::string("cannot unpack ") + name + ": "));
+    CHECK(u.error.find('\n') == std::string::npos);
+    CHECK(u.error.find("Traceback") == std::string::npos);
+  }
 }
