@@ -356,32 +356,177 @@ std::string Grader::build_lab(const std::string& target, int slot, bool& ok) {
   return build_targets({target}, slot, ok);
 }
 
-std::string Grader::build_targets(const std::vector<std::string>& targets, int slot, bool& ok) {
-  const fs::path build_ = build(slot), overlay_ = overlay(slot);
-  ProcessOptions opt;
-  // ninja itself where there is one, by the targets' paths: `meson compile`
-  // introspects the build first, 0.5 s on 16 cores for nothing to do, on
-  // every lab of every submission (ninja reruns Meson itself when a
-  // meson.build changed).
+namespace {
+
+// The ninja program, where there is one: `meson compile` introspects the
+// build first, 0.5 s on 16 cores for nothing to do, on every lab of every
+// submission (ninja reruns Meson itself when a meson.build changed).
+const fs::path& ninja_program() {
   static const fs::path ninja = [] {
     const auto found = programs_in_path("ninja");
     return found.empty() ? fs::path() : found.front();
   }();
-  if (!ninja.empty()) {
-    opt.argv = {ninja.string(), "-C", build_.string()};
-    for (const auto& t : targets) opt.argv.push_back((t == "cudalab-gpuinfo" ? "harness/" : "labs/") + t);
-  } else {
-    opt.argv = {"meson", "compile", "-C", build_.string()};
-    opt.argv.insert(opt.argv.end(), targets.begin(), targets.end());
+  return ninja;
+}
+
+std::string target_path(const std::string& t) {
+  return (t == "cudalab-gpuinfo" ? "harness/" : "labs/") + t;
+}
+
+// The folders of a ':'-separated list in the environment that exist.
+std::vector<fs::path> env_dirs(const char* var) {
+  std::vector<fs::path> out;
+  const char* v = std::getenv(var);
+  std::stringstream in(v ? v : "");
+  std::error_code ec;
+  for (std::string item; std::getline(in, item, ':');)
+    if (!item.empty() && item[0] == '/' && fs::is_directory(item, ec)) out.push_back(item);
+  return out;
+}
+
+// Where the programs a build runs live: each tool's prefix as found on PATH
+// and with its links resolved (a virtual environment's python3 and meson,
+// pip's ninja, the CUDA toolkit's nvcc), and the system's own.
+std::vector<fs::path> build_tool_roots() {
+  static const std::vector<fs::path> roots = [] {
+    std::vector<fs::path> out = {"/usr", "/bin", "/sbin", "/lib", "/lib64"};
+    std::error_code ec;
+    const char* path = std::getenv("PATH");
+    for (const char* tool : {"ninja", "meson", "python3", "nvcc", "c++", "g++", "cc", "ar", "ld"}) {
+      std::stringstream in(path ? path : "/usr/local/bin:/usr/bin:/bin");
+      for (std::string dir; std::getline(in, dir, ':');) {
+        const fs::path found = fs::path(dir) / tool;
+        if (dir.empty() || dir[0] != '/' || !fs::is_regular_file(found, ec)) continue;
+        out.push_back(found.parent_path().parent_path());  // e.g. /opt/torch/.venv
+        const fs::path real = fs::canonical(found, ec);
+        if (!ec) out.push_back(real.parent_path().parent_path());
+        break;
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    // "/" as a prefix (a tool in /bin on a merged /usr) would open everything.
+    out.erase(std::remove(out.begin(), out.end(), fs::path("/")), out.end());
+    return out;
+  }();
+  return roots;
+}
+
+// "abc: x y \\\n z" (ninja -t query's "input:" block) -> the inputs.
+std::vector<std::string> query_inputs(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  bool inputs = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("  input:", 0) == 0) {
+      inputs = true;
+      continue;
+    }
+    if (line.rfind("  outputs:", 0) == 0) break;
+    if (!inputs) continue;
+    std::istringstream words(line);
+    for (std::string w; words >> w;)
+      if (w != "|" && w != "||") out.push_back(w);
   }
+  return out;
+}
+
+}  // namespace
+
+SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
+  SandboxSpec box;
+  box.build = true;
+  box.scratch = scratch;
+  box.write = {build(slot)};
+  // The submission's copy and what a lab build compiles and links of the
+  // course (never solutions/, tests/, the course file or another slot).
+  std::error_code ec;
+  box.read = {overlay(slot).parent_path()};
+  for (const char* dir : {"harness", "simt", "tools", "labs"})
+    if (fs::exists(cfg_.source_root / dir, ec)) box.read.push_back(cfg_.source_root / dir);
+  // Headers and libraries the machine adds outside /usr (a GPU host without a
+  // package manager unpacks them elsewhere, tools/offline/env.sh).
+  for (const char* var : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "LD_LIBRARY_PATH"})
+    for (const auto& d : env_dirs(var)) box.read.push_back(d);
+  box.exec = build_tool_roots();
+  return box;
+}
+
+std::string Grader::build_targets(const std::vector<std::string>& targets, int slot, bool& ok) {
+  const fs::path build_ = build(slot), overlay_ = overlay(slot);
+  const fs::path& ninja = ninja_program();
+  ProcessOptions opt;
   opt.timeout_s = cfg_.course.build_timeout_s;
   opt.output_cap = 1 << 20;
   opt.niceness = 10;  // in a batch, this may overlap the previous submission's timed checks
+  const bool student_code = slot != kReferenceSlot && !ninja.empty() &&
+                            std::any_of(targets.begin(), targets.end(),
+                                        [](const std::string& t) { return t != "cudalab-gpuinfo"; });
+  if (ninja.empty()) {
+    opt.argv = {"meson", "compile", "-C", build_.string()};
+    opt.argv.insert(opt.argv.end(), targets.begin(), targets.end());
+  } else {
+    opt.argv = {ninja.string(), "-C", build_.string()};
+    for (const auto& t : targets) opt.argv.push_back(target_path(t));
+  }
+  std::filesystem::path scratch;
+  if (student_code) {
+    // The course's part first, outside the sandbox (it reads the solutions
+    // compiled into the checks): the inputs of each target but the student's
+    // own library and objects. Then the student's code, confined like a check.
+    std::vector<std::string> course = {"build.ninja"};
+    for (const auto& t : targets)
+      for (const auto& in : course_inputs(target_path(t), slot)) course.push_back(in);
+    ProcessOptions pre = opt;
+    pre.argv = {ninja.string(), "-C", build_.string()};
+    pre.argv.insert(pre.argv.end(), course.begin(), course.end());
+    const ProcessResult p = run_process(pre);
+    if (!p.ok()) {
+      ok = false;
+      return fmt::format("building the course's part of the lab failed (not your code; tell your instructor):\n{}",
+                         p.timed_out ? "timed out" : p.output);
+    }
+    try {
+      scratch = make_scratch_dir(fmt::format("build-{}", slot));
+      opt.argv = sandboxed_argv(build_sandbox(slot, scratch), opt.argv);
+    } catch (const std::exception& e) {
+      remove_scratch_dir(scratch);
+      ok = false;
+      return fmt::format("the grader cannot build submissions confined: {}", e.what());
+    }
+  }
   const ProcessResult p = run_process(opt);
+  remove_scratch_dir(scratch);
   ok = p.ok();
   if (ok) return {};
   if (p.timed_out) return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
+  if (student_code && p.exit_code == 125 && p.output.find("cudalab-sandbox:") != std::string::npos)
+    return "the grader could not confine the build (not your code; tell your instructor):\n" + p.output;
   return tidy_build_log(p.output, overlay_.string(), cfg_.verbose);
+}
+
+std::vector<std::string> Grader::course_inputs(const std::string& target, int slot) {
+  const std::string key = fmt::format("{}@{}", target, slot);
+  {
+    const std::lock_guard<std::mutex> lock(course_inputs_mutex_);
+    if (auto it = course_inputs_.find(key); it != course_inputs_.end()) return it->second;
+  }
+  ProcessOptions q;
+  q.argv = {ninja_program().string(), "-C", build(slot).string(), "-t", "query", target};
+  q.timeout_s = 60;
+  const ProcessResult p = run_process(q);
+  std::vector<std::string> out;
+  // labs/meson.build: the student's files become lib<lab>-student*.a, or
+  // objects of the target itself (<target>.p/); all else is the course's.
+  for (const auto& in : query_inputs(p.output))
+    if (in.find("-student") == std::string::npos && in.find(".p/") == std::string::npos &&
+        (in.rfind("labs/", 0) == 0 || in.rfind("harness/", 0) == 0 || in.rfind("simt/", 0) == 0))
+      out.push_back(in);
+  if (p.ok()) {
+    const std::lock_guard<std::mutex> lock(course_inputs_mutex_);
+    course_inputs_[key] = out;
+  }
+  return out;
 }
 
 namespace {
@@ -469,37 +614,136 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
           if (object_of(g, f, false)) rules.kernels = object_kernels(build_ / g.value("output", ""), error);
       for (const auto& v : check_object(object, rules, error)) problems.push_back(v.describe(f));
       if (!error.empty()) problems.push_back(error);
-      if (cpu_mode) continue;  // the same includes as the GPU object's
-      // Its includes, from the compiler itself, with the build's own flags.
-      std::vector<std::string> argv;
-      for (const auto& a : split_command(e.value("command", ""))) argv.push_back(a);
-      std::vector<std::string> deps_cmd;
-      for (std::size_t i = 0; i < argv.size(); ++i) {
-        if (argv[i] == "-o" || argv[i] == "-MF" || argv[i] == "-MQ" || argv[i] == "-MT") {
-          ++i;
-          continue;
-        }
-        if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD") continue;
-        deps_cmd.push_back(argv[i]);
-      }
-      deps_cmd.push_back("-M");
-      ProcessOptions opt;
-      opt.argv = deps_cmd;
-      opt.cwd = build_.string();
-      opt.timeout_s = cfg_.course.build_timeout_s;
-      opt.output_cap = 4 << 20;
-      opt.niceness = 10;  // like the build it checks
-      const ProcessResult p = run_process(opt);
-      std::vector<std::string> deps;
-      for (const auto& d : parse_deps(p.output))  // relative to the folder nvcc ran in
-        deps.push_back(fs::path(d).is_absolute() ? d : (build_ / d).string());
-      if (p.ok())
-        for (const auto& inc : forbidden_includes(deps, cfg_.source_root, overlay_ / lab.id))
-          problems.push_back(
-              fmt::format("{} includes {}, a file of the course itself (tests or solutions): a "
-                          "submission must be its own code",
-                          f, inc));
     }
+  }
+  std::string out;
+  for (std::size_t i = 0; i < problems.size() && i < 6; ++i) out += (i ? "\n" : "") + problems[i];
+  if (problems.size() > 6) out += fmt::format("\n... and {} more", problems.size() - 6);
+  return out;
+}
+
+namespace {
+
+// Beneath `root` (both canonical), or `root` itself.
+bool beneath(const fs::path& path, const fs::path& root) {
+  auto p = path.begin(), r = root.begin();
+  for (; r != root.end(); ++p, ++r)
+    if (p == path.end() || *p != *r) return false;
+  return true;
+}
+
+// The folders a lab's file may include from: the compile command's own -I,
+// -isystem and -iquote folders and the source's folder, the compiler's
+// system headers, CUDA's, and those the machine adds (CPATH and the like).
+std::vector<fs::path> include_roots(const std::vector<std::string>& argv, const fs::path& cwd,
+                                    const fs::path& source) {
+  std::vector<fs::path> roots;
+  std::error_code ec;
+  const auto add = [&](const fs::path& dir) {
+    const fs::path p = fs::weakly_canonical(dir.is_absolute() ? dir : cwd / dir, ec);
+    if (!ec && !p.empty()) roots.push_back(p);
+  };
+  add(source.parent_path());
+  for (std::size_t i = 0; i < argv.size(); ++i)
+    for (const char* flag : {"-I", "-isystem", "-iquote", "-idirafter"}) {
+      const std::string f = flag;
+      if (argv[i] == f && i + 1 < argv.size())
+        add(argv[i + 1]);
+      else if (argv[i].rfind(f, 0) == 0 && argv[i].size() > f.size() && f == "-I")
+        add(argv[i].substr(2));
+    }
+  for (const char* dir : {"/usr/include", "/usr/local/include", "/usr/lib/gcc"}) add(dir);
+  if (!argv.empty())  // the toolkit of this very compiler (nvcc: <root>/bin/nvcc)
+    for (const auto& compiler : programs_in_path(fs::path(argv[0]).filename().string()))
+      if (fs::path(argv[0]).filename() == "nvcc") {
+        add(compiler.parent_path().parent_path() / "include");
+        add(compiler.parent_path().parent_path() / "targets");
+      }
+  for (const char* var : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"})
+    for (const auto& d : env_dirs(var)) add(d);
+  return roots;
+}
+
+// The paths a failed preprocessing could not include ("x.cu:3:10: fatal
+// error: /etc/shadow: Permission denied"), from the compiler's own lines.
+std::vector<std::string> failed_includes(const std::string& log) {
+  std::vector<std::string> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const auto at = line.find(" fatal error: ");
+    if (at == std::string::npos) continue;
+    const std::string rest = line.substr(at + 14);
+    const auto colon = rest.rfind(": ");
+    if (colon != std::string::npos && colon > 0) out.push_back(rest.substr(0, colon));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string Grader::include_problems(const LabSpec& lab, int slot) {
+  const fs::path build_ = build(slot), overlay_ = overlay(slot);
+  const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
+  if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
+  std::vector<std::string> problems;
+  for (const auto& f : lab.student_files) {
+    const fs::path src = overlay_ / lab.id / f;
+    const nlohmann::json* entry = nullptr;
+    for (const auto& e : db)
+      if (e.is_object() && e.value("file", "") == src.string() &&
+          e.value("output", "").rfind("labs/lib" + lab.id + "-student.a.p/", 0) == 0)
+        entry = &e;
+    if (!entry) continue;  // a build without CUDA: CPU mode translates the file first (the same includes)
+    // Its includes, from the compiler itself with the build's own flags,
+    // before anything is compiled; confined like the build.
+    const std::vector<std::string> argv = split_command(entry->value("command", ""));
+    std::vector<std::string> deps_cmd;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+      if (argv[i] == "-o" || argv[i] == "-MF" || argv[i] == "-MQ" || argv[i] == "-MT") {
+        ++i;
+        continue;
+      }
+      if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD") continue;
+      deps_cmd.push_back(argv[i]);
+    }
+    deps_cmd.push_back("-M");
+    ProcessOptions opt;
+    opt.cwd = build_.string();
+    opt.timeout_s = std::min(120.0, cfg_.course.build_timeout_s);
+    opt.output_cap = 4 << 20;
+    opt.niceness = 10;  // like the build it checks
+    fs::path scratch;
+    ProcessResult p;
+    try {
+      scratch = make_scratch_dir(fmt::format("includes-{}", slot));
+      opt.argv = sandboxed_argv(build_sandbox(slot, scratch), deps_cmd);
+      p = run_process(opt);
+    } catch (const std::exception& e) {
+      remove_scratch_dir(scratch);
+      return fmt::format("the grader cannot check includes confined: {}", e.what());
+    }
+    remove_scratch_dir(scratch);
+    std::vector<std::string> deps;
+    for (const auto& d : p.ok() ? parse_deps(p.output) : failed_includes(p.output))  // relative to the build
+      deps.push_back(fs::path(d).is_absolute() ? d : (build_ / d).string());
+    for (const auto& inc : forbidden_includes(deps, cfg_.source_root, overlay_ / lab.id))
+      problems.push_back(fmt::format(
+          "{} includes {}, a file of the course itself (tests or solutions): a submission must be its own code", f,
+          inc));
+    if (!problems.empty()) continue;
+    const std::vector<fs::path> roots = include_roots(deps_cmd, build_, src);
+    std::error_code ec;
+    for (const auto& d : deps) {
+      const fs::path real = fs::weakly_canonical(d, ec);
+      if (d.size() > 2 && d.compare(d.size() - 2, 2, ".o") == 0) continue;  // the rule's target
+      if (std::none_of(roots.begin(), roots.end(), [&](const fs::path& r) { return beneath(real, r); }))
+        problems.push_back(fmt::format(
+            "{} includes {}, which is outside what a lab may include (the lab's own folder, the course's headers, "
+            "the compiler's and CUDA's headers): the lab was not compiled, and nothing of that file is shown",
+            f, printable(d)));
+    }
+    if (!p.ok() && p.timed_out)
+      problems.push_back(fmt::format("{}: listing its includes did not finish within {:.0f} s", f, opt.timeout_s));
   }
   std::string out;
   for (std::size_t i = 0; i < problems.size() && i < 6; ++i) out += (i ? "\n" : "") + problems[i];
@@ -727,13 +971,19 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
     bool ignored = false;
     build_lab("cudalab-gpuinfo", slot, ignored);
   }
+  // What each lab's files include, before anything is compiled: an include
+  // from outside what a lab may include rejects the lab unbuilt.
+  std::vector<std::string> include_bad(g.labs.size());
+  for (std::size_t i = 0; i < g.labs.size(); ++i)
+    if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete())
+      include_bad[i] = include_problems(*g.labs[i].spec, slot);
   // Every complete lab's build at once first: ninja compiles the labs side by
   // side. A lab that fails is built again alone below, for its own log.
   {
     std::vector<std::string> targets;
-    for (const auto& lab : g.labs)
-      if (const LabFiles* files = plan.find(lab.spec->id); files && files->complete())
-        targets.push_back(lab.spec->id + "-tests");
+    for (std::size_t i = 0; i < g.labs.size(); ++i)
+      if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete() && include_bad[i].empty())
+        targets.push_back(g.labs[i].spec->id + "-tests");
     bool all_ok = false;
     if (!targets.empty()) {
       profile(fmt::format("slot {}: building {} labs", slot, targets.size()));
@@ -747,7 +997,7 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
   std::vector<bool> built(g.labs.size(), false);
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     const LabFiles* files = plan.find(g.labs[i].spec->id);
-    if (!files || !files->complete()) continue;
+    if (!files || !files->complete() || !include_bad[i].empty()) continue;
     bool ok = false;
     build_logs[i] = build_lab(g.labs[i].spec->id + "-tests", slot, ok);
     built[i] = ok;
@@ -764,6 +1014,11 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
         for (const auto& m : files->missing) why += (why.empty() ? "" : "; ") + m;
       lab.status = "missing";
       lab.message = why;
+      continue;
+    }
+    if (!include_bad[i].empty()) {
+      lab.status = "rejected";
+      lab.message = "the lab was not run:\n" + include_bad[i];
       continue;
     }
     bool ok = built[i];

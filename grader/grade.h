@@ -15,6 +15,7 @@
 #include "course.h"
 #include "cudalab/manifest.h"
 #include "judged.h"
+#include "sandbox.h"
 #include "score.h"
 #include "seed.h"
 
@@ -124,6 +125,17 @@ class Grader {
   std::string build_lab(const std::string& target, int slot, bool& ok);
   // Several targets in one build (ninja runs them side by side); the log if it failed.
   std::string build_targets(const std::vector<std::string>& targets, int slot, bool& ok);
+  // A student slot's build runs confined (sandbox.h, build profile): it
+  // reads the submission's copy, the course's harness, simt, tools and labs,
+  // and the toolchain; it writes the slot's build folder.
+  SandboxSpec build_sandbox(int slot, const std::filesystem::path& scratch) const;
+  // The inputs of a target that are the course's (built outside the
+  // sandbox before the student's part), kept per target and slot.
+  std::vector<std::string> course_inputs(const std::string& target, int slot);
+  // Every file the student's files of a lab include, from the compiler
+  // (confined); "" when each lies where a lab may include from, else the
+  // problems (nothing of an include's contents is quoted).
+  std::string include_problems(const LabSpec& lab, int slot);
   // Symbols and includes the student's objects may not use; "" if none.
   // fresh_only: after a failed build, skip objects older than their source.
   // cpu_mode: the objects of the CPU-mode build (<lab>-tests-cpu).
@@ -181,6 +193,8 @@ class Grader {
   // The reference's build, evidence and times are shared by every
   // submission a batch grades at once (grade_batch): one at a time.
   std::recursive_mutex reference_mutex_;
+  std::map<std::string, std::vector<std::string>> course_inputs_;
+  std::mutex course_inputs_mutex_;
 };
 
 // The GPUs a batch grades on, from `--gpus`: "all" (every GPU the grader

@@ -9,6 +9,7 @@
 // which installs what is missing and configures the build first.
 #include <fmt/color.h>
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -1256,7 +1257,15 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "cudalab grade: --slurm, --shard and --collect work on a batch (--batch DIR)\n");
         return kUsage;
       }
-      return cmd_grade(ga);
+      const int rc = cmd_grade(ga);
+      // CUDALAB_PROFILE: the grader's own peak memory (its children's are
+      // theirs): what everything it reads from a submission is bounded for.
+      if (const char* p = std::getenv("CUDALAB_PROFILE"); p && *p && std::string(p) != "0") {
+        rusage self {};
+        getrusage(RUSAGE_SELF, &self);
+        fmt::print(stderr, "cudalab: the grader's peak memory: {:.1f} MiB\n", self.ru_maxrss / 1024.0);
+      }
+      return rc;
     }
     if (*doctor) return cmd_doctor();
     if (*selftest) {
