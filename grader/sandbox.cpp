@@ -97,6 +97,9 @@ std::vector<std::string> sandboxed_argv(const SandboxSpec& spec, const std::vect
   for (const auto& p : spec.write) out.insert(out.end(), {"--write", fs::absolute(p).string()});
   for (int fd : spec.keep_fds) out.insert(out.end(), {"--keep-fd", std::to_string(fd)});
   if (spec.allow_fork) out.push_back("--allow-fork");
+  if (spec.unix_sockets) out.push_back("--unix-sockets");
+  if (spec.unix_listen) out.push_back("--unix-listen");
+  if (spec.build) out.push_back("--build");
   if (spec.require) out.push_back("--require");
   out.push_back("--");
   out.insert(out.end(), argv.begin(), argv.end());
@@ -127,6 +130,7 @@ const IsolationProbe& probe_isolation() {
     probe.landlock = j.value("landlock", 0);
     probe.seccomp = j.value("seccomp", false);
     probe.drops_to = j["drops_to"].is_string() ? j["drops_to"].get<std::string>() : "";
+    probe.sockets = j["sockets"].is_string() ? j["sockets"].get<std::string>() : "";
     probe.summary = j.value("summary", "");
     probe.ok = r.exit_code == 0;
   });

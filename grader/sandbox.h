@@ -6,15 +6,18 @@
 //
 //   - Landlock: write access beneath the scratch folder only; read access to
 //     the system folders a CUDA program needs and to the paths in `read`;
-//     nothing else visible (other submissions, the grading folder, results);
-//     execution of the program, its loader and `exec` only; no TCP; no
-//     signals to processes outside the sandbox (as far as the kernel's
+//     nothing else visible (other submissions, the grading folder, results,
+//     /run); execution of the program, its loader and `exec` only; no TCP;
+//     no signals to processes outside the sandbox (as far as the kernel's
 //     Landlock ABI goes).
-//   - seccomp: no sockets but AF_UNIX, no ptrace, no new processes, no leaving
+//   - seccomp: no sockets (socketpair's connected unix stream pairs only;
+//     unix_listen: unix sockets that cannot connect, for CUDA; unix_sockets:
+//     AF_UNIX), no ptrace, no new processes, no leaving
 //     the process group (the grader kills it on a timeout), no namespaces,
 //     mounts, bpf, perf, keyrings, modules or io_uring.
 //   - as root (Gradescope, Docker): the scratch folder is given to nobody and
-//     the check runs as nobody (65534).
+//     the check runs as nobody (65534); not under `build`, which keeps only
+//     the capabilities to read past file modes (see sandbox_main.cpp).
 //
 // Typical use in the check runner:
 //
@@ -55,6 +58,35 @@ struct SandboxSpec {
   // as its child. Also lifts the seccomp rule that signals go only to itself
   // (Landlock 6 still keeps them inside the sandbox).
   bool allow_fork = false;
+  // Sockets (none by default: Landlock does not govern connect() to a
+  // pathname unix socket, and a check could reach whatever socket it can
+  // name: the session bus, Docker's socket).
+  // unix_listen: AF_UNIX stream and seqpacket sockets that may bind, listen
+  // and accept, but never connect: what the CUDA runtime needs as it starts
+  // (seen on an H200 lease, CUDA 13.0, 2026-11-26: cudaMalloc fails with "OS
+  // call failed" without it; it binds a seqpacket socket to the abstract
+  // @cuda-uvmfd-NS-PID, and its connect to MPS's /tmp/nvidia-mps/control
+  // may fail). Every run that touches the GPU needs it.
+  bool unix_listen = false;
+  // unix_sockets: AF_UNIX sockets as before, connect() included: the
+  // compute-sanitizer front end connects to its target's abstract socket
+  // (@nv_target_process_PID) and waits for it forever if it cannot. The
+  // target, the student's code, need not connect: run it under a second
+  // launcher nested in the first, which adds its own rules (seen working on
+  // the H200, memcheck finding a planted out-of-bounds write):
+  //   cudalab-sandbox ... --unix-sockets --allow-fork --exec SANITIZER_DIR --exec BINARY
+  //       --exec LAUNCHER -- SANITIZER --tool memcheck
+  //       LAUNCHER --scratch S --read ... --keep-fd ... --unix-listen -- BINARY ARGS
+  // (descriptors kept through the sanitizer to the target: not yet tried).
+  bool unix_sockets = false;
+  // The build profile, for ninja and the compilers it runs on a submission:
+  // processes allowed (as allow_fork); never runs as nobody (as root it
+  // keeps only the capabilities to read past file modes); reads /usr, /lib*,
+  // /bin, /sbin, /etc, /proc, the CUDA toolkit and `read`; of /dev only
+  // /dev/null; no /sys, /opt, /run or GPU; executes beneath `exec` (pass
+  // folders: /usr, /bin, /lib*, the CUDA root); writes beneath `scratch` and
+  // `write` (the build folder); no sockets.
+  bool build = false;
   // Refuse to run (exit 125) unless Landlock and seccomp are both in force.
   bool require = false;
 };
@@ -84,7 +116,8 @@ struct IsolationProbe {
   int landlock = 0;      // the Landlock ABI in force; 0: none
   bool seccomp = false;  // the seccomp filter is in force
   std::string drops_to;  // "nobody" when the grader runs as root, else empty
-  std::string summary;   // "landlock v7 (files, TCP, signals), seccomp, runs as nobody"
+  std::string sockets;   // what a check may have: "none", "unix-listen", "unix", "any" (no seccomp)
+  std::string summary;   // "landlock v7 (files, TCP, signals), seccomp, no sockets, runs as nobody"
   std::string json;      // the probe's line, for results
 };
 // Runs the probe once per process (thread-safe) and keeps its answer.

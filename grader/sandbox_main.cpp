@@ -3,28 +3,56 @@
 // student's code, constructors included, never runs unconfined:
 //
 //   cudalab-sandbox [--scratch DIR] [--read PATH]... [--exec PATH]... [--write PATH]...
-//                   [--keep-fd N]... [--allow-fork] [--require] -- PROGRAM ARGS...
-//   cudalab-sandbox --probe [--require]
+//                   [--keep-fd N]... [--allow-fork] [--unix-sockets | --unix-listen] [--build]
+//                   [--require] -- PROGRAM ARGS...
+//   cudalab-sandbox --probe [--unix-sockets | --unix-listen] [--require]
 //
 // - Landlock (the highest ABI the kernel offers, every access right it knows
 //   handled): the system folders a CUDA program reads (/usr, /lib, /etc, /proc,
-//   /sys, /dev, /opt, /run, the CUDA toolkit) and each --read path read-only;
-//   /dev/null, /dev/zero, /dev/urandom and the NVIDIA devices read-write (the
-//   driver opens them O_RDWR and ioctls them); everything beneath --scratch
-//   (and each --write path) read-write; EXECUTE only for PROGRAM, its
-//   interpreter and the --exec paths. Everything else (other submissions, the
-//   grading folder, the results) is invisible. ABI 4+: TCP bind and connect
-//   denied; ABI 6+: no signals to, and no abstract unix sockets of, processes
-//   outside the sandbox.
-// - seccomp (libseccomp; default allow): sockets other than AF_UNIX, ptrace and
-//   process_vm_*, new processes (fork, vfork, clone without CLONE_THREAD;
-//   clone3 says ENOSYS so glibc falls back to clone), leaving the process
-//   group (setsid, setpgid), namespaces and mounts, bpf, perf, keyrings,
-//   modules, kexec, io_uring, userfaultfd, and signals to other processes.
-// - no_new_privs, RLIMIT_CORE 0, RLIMIT_FSIZE 1 GiB; as root: the scratch
-//   folder is given to nobody (65534:65534) and the process becomes nobody.
+//   /sys, /dev, /opt, the CUDA toolkit) and each --read path read-only; not
+//   /run or /var/run (the session bus, Docker's socket, a container's
+//   secrets) but for /run/nvidia-persistenced; /dev/null, /dev/zero,
+//   /dev/urandom and the NVIDIA devices read-write (the driver opens them
+//   O_RDWR and ioctls them); everything beneath --scratch (and each --write
+//   path) read-write; EXECUTE only for PROGRAM, its interpreter and the
+//   --exec paths. Everything else (other submissions, the grading folder, the
+//   results) is invisible. ABI 4+: TCP bind and connect denied; ABI 6+: no
+//   signals to, and no abstract unix sockets of, processes outside the
+//   sandbox.
+// - seccomp (libseccomp; default allow): no sockets at all (socket() says
+//   EACCES; connect, bind and sendto to an address too), but socketpair's
+//   connected AF_UNIX stream pairs, which reach nothing outside. With
+//   --unix-listen, AF_UNIX stream and seqpacket sockets that may bind and
+//   listen but never connect (what the CUDA runtime needs as it starts);
+//   with --unix-sockets, AF_UNIX sockets (compute-sanitizer's front end
+//   connects to its target; Landlock does not govern connect() to a
+//   pathname socket: whatever socket the check can name, it can reach).
+//   ptrace and process_vm_*, new processes (fork, vfork, clone without
+//   CLONE_THREAD; clone3 says ENOSYS so glibc falls back to clone), new
+//   namespaces, leaving the process group (setsid, setpgid), mounts, bpf,
+//   perf, keyrings, modules, kexec, io_uring, userfaultfd, and signals to
+//   other processes.
+// - no_new_privs, RLIMIT_CORE 0, RLIMIT_FSIZE 1 GiB; as root (but under
+//   --build): the scratch folder is given to nobody (65534:65534) and the
+//   process becomes nobody.
 // - every descriptor above 2 closed except --keep-fd ones; HOME and TMPDIR in
 //   the scratch folder, which is also the working directory.
+//
+// --build, the build profile (ninja, nvcc, g++, as, ld, ar, python3 on a
+// submission): processes allowed (as --allow-fork); reads only /usr, /lib*,
+// /bin, /sbin, /etc, /proc (read-only), the CUDA toolkit and the --read paths;
+// of /dev only /dev/null (a compiler told to include /dev/zero fails at once
+// instead of hanging); no /sys, /opt, /run, NVIDIA devices; writes beneath
+// --scratch and the --write paths (the build folder); no sockets. It never
+// becomes nobody (the build tree need not be readable by nobody). As root,
+// where Landlock alone would leave the build root's powers over what it may
+// name (Landlock does not govern chmod, chown, xattrs, and root reads every
+// file its rules reach): every capability but CAP_DAC_OVERRIDE and
+// CAP_DAC_READ_SEARCH is dropped (bounding set included), /etc is readable
+// only where any user may read it (not /etc/shadow, nor ssh host keys), and
+// seccomp refuses chown, xattr changes and setuid/setgid modes. setpgid
+// "succeeds" without effect: ninja puts every command in a group of its own,
+// which would escape the grader's kill of the process group on a timeout.
 //
 // A mechanism the kernel (or the build) lacks is left out, and --probe says
 // so: one JSON object with what is in force. --require turns a missing
@@ -37,6 +65,7 @@
 #include <glob.h>
 #include <grp.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
@@ -53,6 +82,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -204,7 +234,12 @@ struct Options {
   std::vector<std::string> read, exec, write;
   std::vector<int> keep_fds;
   bool allow_fork = false, require = false, probe = false;
+  bool unix_sockets = false;  // --unix-sockets: AF_UNIX sockets may be created
+  bool unix_listen = false;   // --unix-listen: AF_UNIX stream sockets that never connect
+  bool build = false;         // --build: the build profile (see the top)
   std::vector<std::string> command;
+  // Whether the program may start processes: --allow-fork, or --build.
+  bool forks() const { return allow_fork || build; }
 };
 
 struct Status {
@@ -229,29 +264,89 @@ void add_rule(int ruleset, const Rule& rule, uint64_t handled) {
   close(fd);
 }
 
+// Under --build as root (who, with CAP_DAC_OVERRIDE or as the owner, reads
+// every file): the parts of `path` any user may read by their mode bits.
+// Returns whether all of it is such (the caller then adds one rule for it);
+// otherwise adds rules for the parts that are. Symbolic links count as
+// readable and get no rule: what they point to is governed by its own rules
+// (a folder's rule covers only what lies beneath it).
+bool world_readable_tree(const std::string& path, std::vector<Rule>* rules, int depth) {
+  const uint64_t ro = kReadFile | kReadDir;
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return false;
+  if (S_ISLNK(st.st_mode)) return true;
+  if (S_ISREG(st.st_mode)) return (st.st_mode & S_IROTH) != 0;
+  if (!S_ISDIR(st.st_mode) || depth > 12) return false;  // devices, fifos, sockets: nothing to read
+  if ((st.st_mode & (S_IROTH | S_IXOTH)) != (S_IROTH | S_IXOTH)) return false;
+  DIR* d = opendir(path.c_str());
+  if (!d) return false;
+  std::vector<std::string> children;
+  while (const dirent* e = readdir(d))
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+      children.push_back(path + "/" + e->d_name);
+  closedir(d);
+  std::vector<std::string> readable;
+  bool all = true;
+  for (const auto& c : children) {
+    if (world_readable_tree(c, rules, depth + 1))
+      readable.push_back(c);
+    else
+      all = false;
+  }
+  if (all) return true;
+  // Not a rule for a link: it would be one for its target, wherever that is.
+  for (const auto& c : readable)
+    if (lstat(c.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) rules->push_back({c, ro, false});
+  return false;
+}
+
 std::vector<Rule> rules_for(const Options& o, const std::string& program) {
   const uint64_t ro = kReadFile | kReadDir;
   const uint64_t rw_dev = kReadFile | kWriteFile | kTruncate | kIoctlDev;
   std::vector<Rule> rules;
-  for (const char* p : {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/proc",
-                        "/sys", "/dev", "/opt", "/run", "/var/run"})
+  // Not /run or /var/run: the sockets there (the session bus, Docker's; a
+  // check has none, or none that connects, unless --unix-sockets) and a
+  // container's secrets.
+  for (const char* p : {"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/proc"})
     rules.push_back({p, ro, false});
+  if (o.build && geteuid() == 0) {
+    // Root reads every file beneath a rule: /etc only where anybody may
+    // (not /etc/shadow, /etc/gshadow, ssh host keys, /etc/ssl/private); its
+    // folders' entries may be listed.
+    rules.push_back({"/etc", kReadDir, false});
+    if (world_readable_tree("/etc", &rules, 0)) rules.push_back({"/etc", ro, false});
+  } else {
+    rules.push_back({"/etc", ro, false});
+  }
   if (*CUDALAB_CUDA_ROOT) rules.push_back({CUDALAB_CUDA_ROOT, ro, false});
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* v = getenv(var); v && *v == '/') rules.push_back({v, ro, false});
-  for (const char* p :
-       {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/nvidia-caps"})
-    rules.push_back({p, rw_dev, false});
-  glob_t g{};
-  if (glob("/dev/nvidia*", 0, nullptr, &g) == 0)
-    for (std::size_t i = 0; i < g.gl_pathc; ++i) rules.push_back({g.gl_pathv[i], rw_dev | kReadDir, false});
-  globfree(&g);
-  // The process's own /proc entries, writable: the CUDA driver writes there
-  // (with O_TRUNC) as it starts. Under --allow-fork the children's too,
-  // which other pids hold: all of /proc (what else is writable there is the
-  // user's own or root's).
-  rules.push_back(
-      {o.allow_fork ? "/proc" : "/proc/self", kReadFile | kReadDir | kWriteFile | kTruncate, false});
+  if (o.build) {
+    // Of /dev only /dev/null: a compiler that reads /dev/zero (an #include,
+    // an .incbin) must fail at once, not hang. No /sys, /opt, /run, GPU.
+    rules.push_back({"/dev/null", rw_dev, false});
+  } else {
+    for (const char* p : {"/sys", "/dev", "/opt"}) rules.push_back({p, ro, false});
+    // The driver may talk to the persistence daemon (its socket is here): to
+    // be confirmed on a GPU host that runs one (tools/probes/socket_log.c; the
+    // H200 lease of 2026-11-26 had none, and the runtime looked for none).
+    // Nothing else of /run is readable.
+    for (const char* p : {"/run/nvidia-persistenced", "/var/run/nvidia-persistenced"})
+      rules.push_back({p, ro, false});
+    for (const char* p :
+         {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/nvidia-caps"})
+      rules.push_back({p, rw_dev, false});
+    glob_t g{};
+    if (glob("/dev/nvidia*", 0, nullptr, &g) == 0)
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) rules.push_back({g.gl_pathv[i], rw_dev | kReadDir, false});
+    globfree(&g);
+    // The process's own /proc entries, writable: the CUDA driver writes there
+    // (with O_TRUNC) as it starts. Under --allow-fork the children's too,
+    // which other pids hold: all of /proc (what else is writable there is the
+    // user's own or root's). Not under --build: /proc stays read-only.
+    rules.push_back(
+        {o.allow_fork ? "/proc" : "/proc/self", kReadFile | kReadDir | kWriteFile | kTruncate, false});
+  }
   for (const auto& p : o.read) rules.push_back({p, ro, true});
   // Write access everywhere beneath, but no execution and no device nodes.
   const uint64_t rw_tree = ~(kExecute | kMakeChar | kMakeBlock);
@@ -347,11 +442,19 @@ void install_signal_filter() {
 void install_seccomp(const Options& o) {
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (!ctx) die("seccomp_init failed");
-  const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
-  // Each rule; a system call this architecture lacks is skipped.
-  auto rule = [&](const char* name, uint32_t action, std::vector<scmp_arg_cmp> args = {}) {
-    const int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) return;
+  const uint32_t eperm = SCMP_ACT_ERRNO(EPERM), eacces = SCMP_ACT_ERRNO(EACCES);
+  // Each rule; a system call this architecture lacks is skipped. `nr`: the
+  // number of a call newer than this libseccomp (x86_64 and aarch64 share
+  // the numbers of calls added since Linux 5.1).
+  auto rule = [&](const char* name, uint32_t action, std::vector<scmp_arg_cmp> args = {}, int nr = -1) {
+    const int resolved = seccomp_syscall_resolve_name(name);
+#if defined(__x86_64__) || defined(__aarch64__)
+    if (resolved == __NR_SCMP_ERROR && nr < 0) return;
+    if (resolved != __NR_SCMP_ERROR) nr = resolved;
+#else
+    if (resolved == __NR_SCMP_ERROR) return;
+    nr = resolved;
+#endif
     const int rc = seccomp_rule_add_array(ctx, action, nr, static_cast<unsigned>(args.size()), args.data());
     if (rc != 0 && rc != -EDOM) die("seccomp rule for %s: %s", name, strerror(-rc));
   };
@@ -359,25 +462,87 @@ void install_seccomp(const Options& o) {
   // process group... and the signal rules below).
   for (const char* s : {"ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd"})
     rule(s, eperm);
-  if (!o.allow_fork) {
+  if (!o.forks()) {
     rule("fork", eperm);
     rule("vfork", eperm);
     rule("clone", eperm, {SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)});
-  } else {
-    // compute-sanitizer starts the test binary: processes, but no namespaces.
-    rule("clone", eperm, {SCMP_A0_64(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER)});
   }
+  // compute-sanitizer starts the test binary, a build its compilers:
+  // processes, but no namespaces (one rule per flag: any of them refuses).
+  for (const uint64_t flag :
+       {CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWPID, CLONE_NEWNET, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWCGROUP})
+    rule("clone", eperm, {SCMP_A0_64(SCMP_CMP_MASKED_EQ, flag, flag)});
   rule("clone3", SCMP_ACT_ERRNO(ENOSYS));  // its flags are out of reach: glibc falls back to clone
-  // Stay in the process group the grader kills on a timeout.
-  for (const char* s : {"setsid", "setpgid"}) rule(s, eperm);
+  // Stay in the process group the grader kills on a timeout. Under --build,
+  // setpgid succeeds without effect: ninja starts each command in a group of
+  // its own (posix_spawn's POSIX_SPAWN_SETPGROUP), and fails if it cannot.
+  rule("setsid", eperm);
+  rule("setpgid", o.build ? SCMP_ACT_ERRNO(0) : eperm);
   // Signals: only to itself and its own group (Landlock 6 also scopes them).
   // kill(2) may name 0, itself or its group: three values of one argument,
   // which libseccomp cannot combine in one rule, so a small filter of our
   // own does it (below).
-  if (!o.allow_fork)
+  if (!o.forks())
     for (const char* s : {"tkill", "pidfd_send_signal"}) rule(s, eperm);
-  // No network: unix sockets only (Landlock 4 also denies TCP).
-  rule("socket", eperm, {SCMP_A0_32(SCMP_CMP_NE, AF_UNIX)});
+  // No network (Landlock 4 also denies TCP). By default no sockets at all:
+  // Landlock does not govern connect() to a pathname unix socket, and a
+  // check could reach any it can name (the session bus, Docker's socket).
+  // socketpair's connected stream pairs reach nothing outside; a datagram
+  // pair (SOCK_RAW is SOCK_DGRAM for AF_UNIX) could sendto any socket by
+  // its path. connect, bind and sendto to an address are refused too, for a
+  // socket a descriptor 0-2 might be.
+  // --unix-listen: AF_UNIX stream and seqpacket sockets that may bind,
+  // listen and accept but never connect (nor datagrams, which need no
+  // connect): what the CUDA runtime does as it starts (a seqpacket socket
+  // bound to the abstract @cuda-uvmfd-NS-PID; its connect to the MPS
+  // daemon's /tmp/nvidia-mps/control then fails, as where none runs).
+  // --unix-sockets: AF_UNIX sockets as before (compute-sanitizer's front
+  // end connects to its target's abstract socket).
+  if (o.unix_sockets) {
+    rule("socket", eacces, {SCMP_A0_32(SCMP_CMP_NE, AF_UNIX)});
+  } else {
+    if (o.unix_listen) {
+      rule("socket", eacces, {SCMP_A0_32(SCMP_CMP_NE, AF_UNIX)});
+      for (const int type : {SOCK_DGRAM, SOCK_RAW})
+        rule("socket", eacces, {SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, static_cast<uint32_t>(type))});
+    } else {
+      rule("socket", eacces);
+      rule("bind", eacces);
+    }
+    for (const int type : {SOCK_DGRAM, SOCK_RAW})
+      rule("socketpair", eacces, {SCMP_A1_32(SCMP_CMP_MASKED_EQ, 0xf, static_cast<uint32_t>(type))});
+    rule("connect", eacces);
+    rule("sendto", eacces, {SCMP_A4_64(SCMP_CMP_NE, 0)});
+  }
+  rule("socketpair", eacces, {SCMP_A0_32(SCMP_CMP_NE, AF_UNIX)});
+  if (o.build) {
+    // The build may run as root, whose powers over files Landlock does not
+    // govern: ownership, extended attributes (file capabilities), and
+    // setuid/setgid modes (a setuid-root program left in the build folder).
+    // The plain modes (ld's chmod +x) and times stay.
+    for (const char* s : {"chown", "fchown", "lchown", "fchownat"}) rule(s, eperm);
+    for (const char* s :
+         {"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr"})
+      rule(s, SCMP_ACT_ERRNO(EOPNOTSUPP));
+    rule("setxattrat", SCMP_ACT_ERRNO(EOPNOTSUPP), {}, 463);
+    rule("removexattrat", SCMP_ACT_ERRNO(EOPNOTSUPP), {}, 466);
+    rule("openat2", SCMP_ACT_ERRNO(ENOSYS), {}, 437);  // its mode is out of reach: glibc falls back
+    for (const uint32_t bit : {uint32_t(S_ISUID), uint32_t(S_ISGID)}) {
+      rule("chmod", eperm, {SCMP_A1_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+      rule("fchmod", eperm, {SCMP_A1_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+      rule("fchmodat", eperm, {SCMP_A2_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+      rule("fchmodat2", eperm, {SCMP_A2_32(SCMP_CMP_MASKED_EQ, bit, bit)}, 452);
+      rule("creat", eperm, {SCMP_A1_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+      rule("mknod", eperm, {SCMP_A1_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+      rule("mknodat", eperm, {SCMP_A2_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+      for (const uint32_t create : {uint32_t(O_CREAT), uint32_t(__O_TMPFILE)}) {
+        rule("open", eperm,
+             {SCMP_A1_32(SCMP_CMP_MASKED_EQ, create, create), SCMP_A2_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+        rule("openat", eperm,
+             {SCMP_A2_32(SCMP_CMP_MASKED_EQ, create, create), SCMP_A3_32(SCMP_CMP_MASKED_EQ, bit, bit)});
+      }
+    }
+  }
   // Mounts, namespaces, the kernel's own machinery.
   for (const char* s : {"mount",
                         "umount",
@@ -432,7 +597,7 @@ void install_seccomp(const Options& o) {
     rule(s, eperm);
   if (const int rc = seccomp_load(ctx); rc != 0) die("seccomp_load: %s", strerror(-rc));
   seccomp_release(ctx);
-  if (!o.allow_fork) install_signal_filter();
+  if (!o.forks()) install_signal_filter();
 }
 #endif
 
@@ -526,6 +691,31 @@ void drop_to_nobody(const Options& o, const std::string& program) {
   if (!o.scratch.empty()) need(o.scratch, R_OK | W_OK | X_OK, "the scratch folder");
 }
 
+// --build as root: no capability but reading past file modes (the build
+// tree and the course source need not be readable by anybody else; Landlock
+// decides what is read). Gone from the bounding set too, so that the
+// programs the build runs, root's included, get no more.
+void drop_capabilities() {
+  constexpr uint64_t keep = (1ull << CAP_DAC_OVERRIDE) | (1ull << CAP_DAC_READ_SEARCH);
+  for (int cap = 0; cap < 64; ++cap) {
+    const int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+    if (in < 0) break;  // past the kernel's last capability
+    if (in == 1 && !((keep >> cap) & 1) && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+      die("cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (syscall(SYS_capget, &header, data) != 0) die("capget: %s", strerror(errno));
+  for (int i = 0; i < 2; ++i) {
+    const uint32_t k = static_cast<uint32_t>(keep >> (32 * i));
+    data[i].effective &= k;
+    data[i].permitted &= k;
+    data[i].inheritable = 0;
+  }
+  if (syscall(SYS_capset, &header, data) != 0) die("capset: %s", strerror(errno));
+}
+
 // Applies everything; returns what is in force. Dies on a failure that is
 // not simply a missing mechanism.
 Status confine(const Options& o, const std::string& program) {
@@ -539,8 +729,12 @@ Status confine(const Options& o, const std::string& program) {
     if (setrlimit(RLIMIT_FSIZE, &fsize) != 0) die("setrlimit(RLIMIT_FSIZE): %s", strerror(errno));
   }
   if (geteuid() == 0) {
-    drop_to_nobody(o, program);
-    s.dropped = true;
+    if (o.build) {
+      drop_capabilities();  // and stays root: see the top
+    } else {
+      drop_to_nobody(o, program);
+      s.dropped = true;
+    }
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die("PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
   s.landlock = install_landlock(o, program, &s.landlock_missing);
@@ -557,8 +751,11 @@ Status confine(const Options& o, const std::string& program) {
   return s;
 }
 
+// `sockets`: what the trial could create: "none", "unix" (AF_UNIX only),
+// "unix-listen" (AF_UNIX, connect refused), "any" (no seccomp: only
+// Landlock 4's TCP rules).
 std::string summary(int landlock, bool seccomp, bool root, const std::string& landlock_why,
-                    const std::string& seccomp_why) {
+                    const std::string& seccomp_why, const std::string& sockets) {
   std::string s;
   if (landlock >= 6)
     s = "landlock v" + std::to_string(landlock) + " (files, TCP, signals)";
@@ -569,6 +766,10 @@ std::string summary(int landlock, bool seccomp, bool root, const std::string& la
   else
     s = "NO landlock (" + landlock_why + ": a check can read and write what its user can)";
   s += seccomp ? ", seccomp" : ", NO seccomp (" + seccomp_why + ")";
+  s += sockets == "none"          ? ", no sockets"
+       : sockets == "unix"        ? ", unix sockets only"
+       : sockets == "unix-listen" ? ", unix sockets that cannot connect"
+                                  : ", sockets NOT filtered (UDP, unix)";
   s += root ? ", runs as nobody" : ", runs as the grader's user (uid " + std::to_string(geteuid()) + ")";
   return s;
 }
@@ -592,7 +793,7 @@ std::string json_escape(const std::string& in) {
 
 // Tries the whole confinement in a child on a throw-away scratch folder, and
 // reports what took.
-int probe(bool require) {
+int probe(bool require, bool unix_sockets, bool unix_listen) {
   char dir[] = "/tmp/cudalab-sandbox-probe-XXXXXX";
   char other[] = "/tmp/cudalab-sandbox-probe-XXXXXX";
   if (!mkdtemp(dir) || !mkdtemp(other)) die("mkdtemp: %s", strerror(errno));
@@ -606,15 +807,38 @@ int probe(bool require) {
     dup2(pipefd[1], STDERR_FILENO);  // a failure's message is the probe's answer
     Options o;
     o.scratch = dir;
+    o.unix_sockets = unix_sockets;
+    o.unix_listen = unix_listen;
     const Status s = confine(o, "/bin/sh");
-    // Did it take? The scratch folder must be writable, the other folder not.
+    // Did it take? The scratch folder must be writable, the other folder not;
+    // under seccomp, sockets as asked.
     const std::string inside = std::string(dir) + "/x", outside = std::string(other) + "/x";
     const int in = open(inside.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     const int out = open(outside.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-    const bool enforced = in >= 0 && (s.landlock == 0 || out < 0);
+    // A unix socket, and its connect to an abstract name nobody holds:
+    // ECONNREFUSED where connect is allowed, EACCES where seccomp refuses it.
+    const int unix_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    bool connects = false;
+    if (unix_fd >= 0) {
+      sockaddr_un a{};
+      a.sun_family = AF_UNIX;
+      const char name[] = "\0cudalab-sandbox-probe-nobody";
+      memcpy(a.sun_path, name, sizeof name - 1);
+      connects = connect(unix_fd, reinterpret_cast<sockaddr*>(&a),
+                         static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + sizeof name - 1)) == 0 ||
+                 errno != EACCES;
+    }
+    const bool udp_ok = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0) >= 0;
+    const int sockets = udp_ok ? 2 : unix_fd < 0 ? 0 : connects ? 1 : 3;
+    const int expected = unix_sockets ? 1 : unix_listen ? 3 : 0;
+    // 0: as expected; else what did not behave (the parent's `troubles`).
+    const int trouble = in < 0                             ? 1
+                        : s.landlock != 0 && out >= 0      ? 2
+                        : s.seccomp && sockets != expected ? 3
+                                                           : 0;
     char line[1024];
-    const int n = snprintf(line, sizeof line, "%d %d %d %d\n%s\n%s\n", s.landlock, s.seccomp, s.dropped,
-                           enforced, s.landlock_missing.c_str(), s.seccomp_missing.c_str());
+    const int n = snprintf(line, sizeof line, "%d %d %d %d %d\n%s\n%s\n", s.landlock, s.seccomp, s.dropped,
+                           trouble, sockets, s.landlock_missing.c_str(), s.seccomp_missing.c_str());
     (void)!write(pipefd[1], line, static_cast<std::size_t>(n));
     _exit(0);
   }
@@ -630,9 +854,9 @@ int probe(bool require) {
     rmdir(d);
   }
   Status s;
-  int seccomp = 0, dropped = 0, enforced = 0;
+  int seccomp = 0, dropped = 0, trouble = 0, sockets = 2;
   std::string error;
-  if (sscanf(out.c_str(), "%d %d %d %d", &s.landlock, &seccomp, &dropped, &enforced) != 4) {
+  if (sscanf(out.c_str(), "%d %d %d %d %d", &s.landlock, &seccomp, &dropped, &trouble, &sockets) != 5) {
     error = "the trial confinement failed (exit status " + std::to_string(WEXITSTATUS(status)) + ")";
     if (!out.empty()) error += ": " + out.substr(0, out.find('\n'));
     s.landlock = 0;
@@ -640,17 +864,25 @@ int probe(bool require) {
     const auto l1 = out.find('\n'), l2 = out.find('\n', l1 + 1);
     s.landlock_missing = out.substr(l1 + 1, l2 - l1 - 1);
     s.seccomp_missing = out.substr(l2 + 1, out.find('\n', l2 + 1) - l2 - 1);
-    if (!enforced)
-      error = "the trial confinement did not behave (scratch not writable, or Landlock not enforced)";
+    static const char* const troubles[] = {"", "its scratch folder was not writable",
+                                           "Landlock did not keep it out of another folder",
+                                           "seccomp did not refuse sockets as asked"};
+    if (trouble != 0)
+      error = std::string("the trial confinement did not behave: ") +
+              troubles[trouble > 0 && trouble < 4 ? trouble : 1];
   }
   s.seccomp = seccomp;
   s.dropped = dropped;
-  std::string text = error.empty()
-                         ? summary(s.landlock, s.seccomp, s.dropped, s.landlock_missing, s.seccomp_missing)
-                         : "NOT CONFINED: " + error;
-  printf("{\"landlock\": %d, \"seccomp\": %s, \"drops_to\": %s, \"summary\": \"%s\"}\n",
-         error.empty() ? s.landlock : 0, s.seccomp ? "true" : "false", s.dropped ? "\"nobody\"" : "null",
-         json_escape(text).c_str());
+  const char* socket_word = sockets == 0   ? "none"
+                            : sockets == 1 ? "unix"
+                            : sockets == 3 ? "unix-listen"
+                                           : "any";
+  std::string text = error.empty() ? summary(s.landlock, s.seccomp, s.dropped, s.landlock_missing,
+                                             s.seccomp_missing, socket_word)
+                                   : "NOT CONFINED: " + error;
+  printf("{\"landlock\": %d, \"seccomp\": %s, \"sockets\": \"%s\", \"drops_to\": %s, \"summary\": \"%s\"}\n",
+         error.empty() ? s.landlock : 0, s.seccomp ? "true" : "false", socket_word,
+         s.dropped ? "\"nobody\"" : "null", json_escape(text).c_str());
   fflush(stdout);
   if (!error.empty()) return kSetupFailed;
   if (require) {
@@ -663,12 +895,14 @@ int probe(bool require) {
 }
 
 [[noreturn]] void usage(const char* msg) {
-  fprintf(stderr,
-          "cudalab-sandbox: %s\n"
-          "usage: cudalab-sandbox [--scratch DIR] [--read PATH]... [--exec PATH]... [--write PATH]...\n"
-          "                       [--keep-fd N]... [--allow-fork] [--require] -- PROGRAM ARGS...\n"
-          "       cudalab-sandbox --probe [--require]\n",
-          msg);
+  fprintf(
+      stderr,
+      "cudalab-sandbox: %s\n"
+      "usage: cudalab-sandbox [--scratch DIR] [--read PATH]... [--exec PATH]... [--write PATH]...\n"
+      "                       [--keep-fd N]... [--allow-fork] [--unix-sockets | --unix-listen] [--build]\n"
+      "                       [--require] -- PROGRAM ARGS...\n"
+      "       cudalab-sandbox --probe [--unix-sockets | --unix-listen] [--require]\n",
+      msg);
   _exit(kSetupFailed);
 }
 
@@ -708,6 +942,12 @@ Options parse(int argc, char** argv) {
       o.keep_fds.push_back(static_cast<int>(fd));
     } else if (a == "--allow-fork")
       o.allow_fork = true;
+    else if (a == "--unix-sockets")
+      o.unix_sockets = true;
+    else if (a == "--unix-listen")
+      o.unix_listen = true;
+    else if (a == "--build")
+      o.build = true;
     else if (a == "--require")
       o.require = true;
     else if (a == "--probe")
@@ -725,7 +965,7 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
-  if (o.probe) return probe(o.require);
+  if (o.probe) return probe(o.require, o.unix_sockets, o.unix_listen);
   if (o.command.empty()) usage("no program to run");
   // Descriptors first: nothing of ours but --keep-fd and 0-2 may reach PROGRAM.
   close_other_fds(o.keep_fds);
