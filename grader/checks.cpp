@@ -319,13 +319,31 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
     scratch = box.scratch = make_scratch_dir(stem);
     box.read = {binary, lab_toml};
     for (const auto& [from, to] : opt.pass_fds) box.keep_fds.push_back(to);
+    // The CUDA runtime binds a unix socket as it starts (sandbox.h); a check
+    // may listen, never connect.
+    box.unix_listen = true;
     if (!ctx.sanitizer.empty()) {
-      // The sanitizer starts the test binary itself, from its own folder.
+      // The sanitizer starts the test binary itself, from its own folder, and
+      // its front end connects to the target's socket: the front end gets
+      // unix sockets, the test binary (the student's code) runs under a
+      // second launcher nested inside, with a check's own rules.
       const auto program = compute_sanitizer_program();
       if (!program.empty()) opt.argv[0] = program.string();
-      box.exec = {binary};
+      const auto target = std::find(opt.argv.begin() + 1, opt.argv.end(), binary.string());
+      if (target != opt.argv.end()) {
+        SandboxSpec inner = box;
+        const std::vector<std::string> rest(target, opt.argv.end());
+        std::vector<std::string> nested = sandboxed_argv(inner, rest);
+        opt.argv.erase(target, opt.argv.end());
+        opt.argv.insert(opt.argv.end(), nested.begin(), nested.end());
+        box.exec = {binary, sandbox_launcher()};
+      } else {
+        box.exec = {binary};
+      }
       if (!program.empty()) box.exec.push_back(program.parent_path());
       box.allow_fork = true;
+      box.unix_listen = false;
+      box.unix_sockets = true;
     }
     if (!ctx.access_out.empty()) {
       // simt names the source lines of the report through addr2line (popen:

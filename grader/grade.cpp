@@ -502,7 +502,18 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   if (p.timed_out) return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
   if (student_code && p.exit_code == 125 && p.output.find("cudalab-sandbox:") != std::string::npos)
     return "the grader could not confine the build (not your code; tell your instructor):\n" + p.output;
-  return tidy_build_log(p.output, overlay_.string(), cfg_.verbose);
+  std::string log = tidy_build_log(p.output, overlay_.string(), cfg_.verbose);
+  // Nothing from a compiler: ninja's own words are all there is (a tool
+  // that could not start, a file it could not read).
+  if (log.find_first_not_of(" \n") == std::string::npos) {
+    std::istringstream in(p.output);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("ninja:", 0) == 0 || line.find("error") != std::string::npos ||
+          line.find("denied") != std::string::npos || line.find("cannot") != std::string::npos)
+        log += line + "\n";
+    if (log.empty()) log = fmt::format("the build failed ({}) without a message\n", p.describe());
+  }
+  return log;
 }
 
 std::vector<std::string> Grader::course_inputs(const std::string& target, int slot) {
@@ -942,6 +953,8 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
     fs::remove_all(root);
     std::string error;
     if (!extract_archive(submission, root, cfg_.source_root, g.ignored, error)) {
+      std::error_code ec;
+      fs::remove_all(root, ec);  // what a refused archive left: nothing stays
       fail_all(error);
       return done();
     }

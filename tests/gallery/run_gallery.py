@@ -33,7 +33,15 @@ twin (another entry, the same kernel without the trick, graded in the same
 run; --only brings it along): the lab's points in results.json must be no
 more than either. `says` may be a list of phrases, each of which must appear.
 `leads` is a phrase the failed check's leading "Diagnosis:" line must hold, and
-a failed check must never show more than one cause.
+a failed check must never show more than one cause. `never_says` is a phrase
+(or a list) that must appear nowhere in the submission's results.json and
+report.txt, and `max_seconds` bounds its grading time (results.json's
+execution_time).
+
+An entry may name a Unix socket (`listen = PATH`): the runner listens there
+during the batch, and the entry fails if any check connected. After every
+batch, no folder named `unpacked` may remain under WORK_DIR: the grader
+removes what it unpacked (a failing line of the run, not a row).
 """
 import argparse
 import csv
@@ -41,18 +49,21 @@ import json
 import os
 import re
 import shutil
+import socket
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import tomllib
 import zipfile
 
 STATUSES = {"graded", "missing", "build_failed", "rejected", "not_run"}
 VERDICTS = {"pass", "fail", "timeout", "crash", "not_run"}
-ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "expect", "expect_cpu"}
-EXPECT_KEYS = {"status", "check", "verdict", "says", "leads", "max_points", "twin"}
+ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "listen", "expect", "expect_cpu"}
+EXPECT_KEYS = {"status", "check", "verdict", "says", "leads", "max_points", "twin", "never_says", "max_seconds"}
 EXPECT_CPU_KEYS = EXPECT_KEYS | {"why"}
-CREATE_KEYS = {"path", "from", "text", "size", "symlink", "pad_to"}
+CREATE_KEYS = {"path", "from", "text", "size", "symlink", "pad_to", "count"}
 SEED = 424242
 CHECK_TIMEOUT_S = 20
 
@@ -110,11 +121,15 @@ def load_entry(folder, labs):
                                  f"{sorted(STATUSES)}")
         if "check" in t and t["check"] not in labs[e["lab"]]["checks"]:
             raise EntryError(f"{name}/entry.toml: {e['lab']} has no check '{t['check']}'")
-        if "says" in t:
-            says = t["says"]
-            t["says"] = [says] if isinstance(says, str) else says
-            if not t["says"] or any(not isinstance(p, str) or not p for p in t["says"]):
-                raise EntryError(f"{name}/entry.toml: [{table}] says must be a phrase or a list of phrases")
+        for key in ("says", "never_says"):
+            if key in t:
+                says = t[key]
+                t[key] = [says] if isinstance(says, str) else says
+                if not isinstance(t[key], list) or not t[key] or any(not isinstance(p, str) or not p for p in t[key]):
+                    raise EntryError(f"{name}/entry.toml: [{table}] {key} must be a phrase or a list of phrases")
+        if "max_seconds" in t and (isinstance(t["max_seconds"], bool) or not isinstance(t["max_seconds"], (int, float))
+                                   or t["max_seconds"] <= 0):
+            raise EntryError(f"{name}/entry.toml: [{table}] max_seconds must be a number > 0")
         if "max_points" in t and (isinstance(t["max_points"], bool) or not isinstance(t["max_points"], (int, float))
                                   or t["max_points"] < 0):
             raise EntryError(f"{name}/entry.toml: [{table}] max_points must be a number >= 0")
@@ -131,6 +146,13 @@ def load_entry(folder, labs):
     for c in e.get("create", []):
         if set(c) - CREATE_KEYS or "path" not in c:
             raise EntryError(f"{name}/entry.toml: [[create]] takes path and {sorted(CREATE_KEYS - {'path'})}")
+        if "count" in c and (isinstance(c["count"], bool) or not isinstance(c["count"], int) or c["count"] < 1
+                             or "{i}" not in c["path"] or "symlink" in c):
+            raise EntryError(f"{name}/entry.toml: [[create]] count is a whole number >= 1, with \"{{i}}\" in the "
+                             "path (not for a symlink)")
+    if "listen" in e and (not isinstance(e["listen"], str) or not os.path.isabs(e["listen"])
+                          or len(e["listen"].encode()) > 100):
+        raise EntryError(f"{name}/entry.toml: listen must be an absolute path (of at most 100 bytes)")
     e["name"] = name
     e["folder"] = folder
     return e
@@ -153,12 +175,15 @@ def entry_items(entry, src, labs):
             with open(os.path.join(folder, rel), "rb") as fh:
                 items.append((rel, "bytes", fh.read()))
     for c in entry.get("create", []):
-        path = c["path"]
+        # count = N: N files, "{i}" in the path numbered 1 to N (zero-padded to N's width).
+        count = c.get("count")
+        paths = ([c["path"].replace("{i}", f"{i:0{len(str(count))}d}") for i in range(1, count + 1)]
+                 if count else [c["path"]])
         if "symlink" in c:
-            items.append((path, "symlink", c["symlink"].replace("{source}", os.path.abspath(src))))
+            items.append((paths[0], "symlink", c["symlink"].replace("{source}", os.path.abspath(src))))
             continue
         if "size" in c:
-            items.append((path, "sparse", int(c["size"])))
+            items += [(path, "sparse", int(c["size"])) for path in paths]
             continue
         data = b""
         if "from" in c:
@@ -168,7 +193,7 @@ def entry_items(entry, src, labs):
         if "pad_to" in c:
             line = b"// padding: this student file is over the size limit for a source file.............\n"
             data += line * max(0, (int(c["pad_to"]) - len(data) + len(line) - 1) // len(line))
-        items.append((path, "bytes", data))
+        items += [(path, "bytes", data) for path in paths]
     # The known-good lab: beside the entry's files (in labs/<lab>/ for a repo
     # layout, inside the one top folder of a nested submission).
     paths = [p for p, _, _ in items]
@@ -188,10 +213,18 @@ def entry_items(entry, src, labs):
 def write_submission(entry, items, batch):
     if entry.get("archive") == "zip":
         with zipfile.ZipFile(os.path.join(batch, entry["name"] + ".zip"), "w") as z:
+            zeros = b""
             for rel, kind, value in items:
-                if kind != "bytes":
-                    raise EntryError(f"{entry['name']}: a zip entry may only create files with contents")
-                z.writestr(rel, value)
+                if kind == "sparse":
+                    # A zip holds no sparse file: `size` zero bytes, deflated
+                    # (9 MiB of zeros packs into about 9 KiB).
+                    if len(zeros) != value:
+                        zeros = bytes(value)
+                    z.writestr(rel, zeros, compress_type=zipfile.ZIP_DEFLATED)
+                elif kind == "bytes":
+                    z.writestr(rel, value)
+                else:
+                    raise EntryError(f"{entry['name']}: a zip entry may not create a symbolic link")
         return
     root = os.path.join(batch, entry["name"])
     os.makedirs(root)
@@ -314,6 +347,10 @@ def expected_text(x):
         s += f" pts<={x['max_points']:g}"
     if "twin" in x:
         s += " pts<=twin"
+    if "max_seconds" in x:
+        s += f" <={x['max_seconds']:g}s"
+    if "never_says" in x:
+        s += " never_says"
     return s
 
 
@@ -358,7 +395,8 @@ def judge(entry, out_dir, labs, mode, src, work):
     sub = os.path.join(out_dir, entry["name"])
     try:
         with open(os.path.join(sub, "results.json")) as f:
-            results = json.load(f)
+            results_text = f.read()
+        results = json.loads(results_text)
         with open(os.path.join(sub, "report.txt")) as f:
             report = f.read()
         with open(os.path.join(sub, "grade.csv")) as f:
@@ -368,10 +406,16 @@ def judge(entry, out_dir, labs, mode, src, work):
         row.fail(f"cannot read the results in {sub}: {e}")
         return row
     statuses = {l: "graded" for l in labs}
+    # "unreadable": the grader refused the submission as a whole (an archive it
+    # will not unpack), so every lab is missing, the known-good one too, and no
+    # check ran. Right only where the entry expects its lab "missing".
+    unreadable = False
     for token in csv_row.get("status", "").split():
         if ":" in token:
             l, s = token.split(":", 1)
             statuses[l] = s
+        elif token == "unreadable" and "missing" in x["status"]:
+            unreadable = True
         elif token != "graded":
             row.fail(f"grade.csv status says {token}")
     blocks, other = parse_report(report, labs)
@@ -380,8 +424,8 @@ def judge(entry, out_dir, labs, mode, src, work):
         row.points = lab_points(results, lab)
     if lab in blocks and blocks[lab][2] != got:
         row.fail(f"report.txt says [{blocks[lab][2]}] and grade.csv {got}")
-    if contains(report.split("\n")[0], "(GPU:") != gpu or contains(report.split("\n")[0], "(CPU mode") != (
-            mode == "cpu"):
+    if not unreadable and (contains(report.split("\n")[0], "(GPU:") != gpu
+                           or contains(report.split("\n")[0], "(CPU mode") != (mode == "cpu")):
         row.fail(f"report.txt's first line disagrees with the exit code about the GPU: {first_line(report)}")
 
     expected = list(x["status"])
@@ -404,6 +448,7 @@ def judge(entry, out_dir, labs, mode, src, work):
         row.message = "skipped (no GPU)"
         if "graded" in x["status"] and got != "not_run":
             row.fail(f"without a GPU it should build (not_run), got {got}: {first_line(lab_text)}")
+        check_never_says_and_time(row, x, results, results_text, report)
         return row
 
     if got not in expected:
@@ -449,9 +494,13 @@ def judge(entry, out_dir, labs, mode, src, work):
     if row.state == "fail" and not row.message:
         row.message = first_line(lab_text)
 
-    # Isolation: the known-good lab beside it is graded as if alone.
+    # Isolation: the known-good lab beside it is graded as if alone (unless the
+    # grader refused the whole submission: then it was never unpacked).
     good = extra_lab(entry)
-    if good in blocks:
+    if unreadable:
+        if statuses[good] != "missing":
+            row.fail(f"grade.csv says the submission is unreadable, yet the known-good {good} is {statuses[good]}")
+    elif good in blocks:
         points, max_points, _, msg = blocks[good]
         if gpu and (statuses[good] != "graded" or points != max_points):
             row.fail(f"isolation: the known-good {good} got {points:g} / {max_points:g} [{statuses[good]}] "
@@ -480,12 +529,128 @@ def judge(entry, out_dir, labs, mode, src, work):
                     escaped = os.path.normpath(os.path.join(d, c["path"]))
                     if os.path.exists(escaped):
                         row.fail(f"unpacking wrote {escaped}, outside the unpacking folder")
+    check_never_says_and_time(row, x, results, results_text, report)
     return row
+
+
+def check_never_says_and_time(row, x, results, results_text, report):
+    """[expect] never_says: phrases (any case) that must appear nowhere in the
+    submission's results.json and report.txt (in the JSON as written, and in
+    its strings once unescaped); max_seconds: results.json's execution_time
+    (the submission's grading, in whole seconds) may be no more."""
+    texts = [("results.json", results_text), ("results.json", json.dumps(results, ensure_ascii=False)),
+             ("report.txt", report)]
+    for phrase in x.get("never_says", []):
+        where = sorted({name for name, text in texts if contains(text, phrase)})
+        if where:
+            # Where it is, with a little on either side (results.json is one line).
+            text = next(text for name, text in texts if name == where[0] and contains(text, phrase))
+            at = text.lower().find(phrase.lower())
+            hit = " ".join(text[max(0, at - 40):at + len(phrase) + 60].split())
+            row.fail(f"{' and '.join(where)} say \"{phrase}\": ...{hit}...")
+    if "max_seconds" in x:
+        seconds = results.get("execution_time")
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            row.fail("results.json has no execution_time: cannot hold the grading to max_seconds")
+        else:
+            row.got += f" {seconds:g} s"
+            if seconds > x["max_seconds"]:
+                row.fail(f"its grading took {seconds:g} s (results.json's execution_time), more than "
+                         f"{x['max_seconds']:g} s")
 
 
 def test_verdict(results, name):
     t = next((t for t in results.get("tests", []) if t.get("name") == name), None)
     return t["output"].split()[0] if t and t.get("output") else ""
+
+
+class Listener:
+    """A Unix socket listening during the batch (an entry's `listen`): anyone on
+    the machine may connect (mode 0777), and every connection is accepted, and
+    what it sends kept, by a thread, so that a full backlog never blocks a
+    check."""
+
+    def __init__(self, path):
+        self.path = path
+        self.connections = []  # what each accepted connection sent (up to 200 bytes)
+        if os.path.lexists(path):
+            if not stat.S_ISSOCK(os.lstat(path).st_mode):
+                raise OSError(f"{path} exists and is not a socket")
+            os.unlink(path)  # left by an earlier run
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        os.chmod(path, 0o777)
+        self.sock.listen(16)
+        self.sock.setblocking(False)
+        # It answers: the runner connects once itself (not counted), so that a
+        # row without a connection means a check could not connect.
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            probe.connect(path)
+            try:
+                self.sock.accept()[0].close()
+            except BlockingIOError:
+                raise OSError(f"{path} does not answer the runner's own connection")
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def accept_all(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(0.5)
+                data = b""
+                try:
+                    while len(data) < 200:
+                        chunk = conn.recv(200 - len(data))
+                        if not chunk:
+                            break
+                        data += chunk
+                except OSError:
+                    pass
+            self.connections.append(data)
+
+    def serve(self):
+        while not self.stop.wait(0.1):
+            self.accept_all()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        self.accept_all()  # one left in the backlog counts too
+        self.sock.close()
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+    def problem(self):
+        if not self.connections:
+            return ""
+        sent = "; ".join(repr(d.decode(errors="replace")) for d in self.connections[:3])
+        return (f"a check connected to the listener {self.path}: {len(self.connections)} connection(s), "
+                f"which sent {sent}")
+
+
+def unpacked_folders(work):
+    """Every folder named `unpacked` under WORK_DIR (not looking inside them),
+    with its inode and modification time: {path: (inode, mtime_ns)}."""
+    found = {}
+    for dirpath, dirnames, _ in os.walk(work):
+        if "unpacked" in dirnames:
+            path = os.path.join(dirpath, "unpacked")
+            try:
+                st = os.lstat(path)
+                found[path] = (st.st_ino, st.st_mtime_ns)
+            except OSError:
+                pass
+            dirnames.remove("unpacked")
+    return found
 
 
 def write_table(path, rows, labs, mode):
@@ -578,6 +743,19 @@ def main():
                 + ("cpu_mode = true\n" if a.cpu else ""))
 
     rc, log_path = None, os.path.join(tmp, "grade.log")
+    # The entries' listeners (`listen`), for the batch's whole length.
+    listeners = {}
+    try:
+        for e in submitted:
+            if "listen" in e and e["listen"] not in listeners:
+                listeners[e["listen"]] = Listener(e["listen"])
+    except OSError as err:
+        for l in listeners.values():
+            l.close()
+        print(f"gallery: cannot listen on {e['listen']}: {err}")
+        print("gallery: 0 passed, 1 failed, 0 skipped")
+        return 1
+    unpacked_before = unpacked_folders(work)
     if submitted:
         argv = [cudalab, "grade", "--batch", batch, "--out", out, "--work-dir", work, "--course", course]
         # Without --cpu the verdicts are the GPU's: no provisional CPU-mode
@@ -599,6 +777,21 @@ def main():
                 if line.startswith("[") or "internal error" in line:
                     print("  " + line.rstrip()[:150], flush=True)
             rc = p.wait()
+    for l in listeners.values():
+        l.close()
+    # The grader removes what it unpacked once a submission is graded: an
+    # unpacked archive left in WORK_DIR is a student's files left on the
+    # grading machine, and a zip bomb's contents left on its disk.
+    # One that this batch did not touch (the same inode and time as before it)
+    # was left by an earlier run, perhaps in a slot this batch did not use: a
+    # note, not this grader's failure.
+    run_problems, run_notes = [], []
+    if submitted:
+        for d, seen in sorted(unpacked_folders(work).items()):
+            if unpacked_before.get(d) == seen:
+                run_notes.append(f"{d} was left by an earlier run (this batch did not touch it): remove it")
+            else:
+                run_problems.append(f"{d} remains after grading: the grader must remove an unpacked submission")
     mode = "cpu" if rc == 0 and a.cpu else "gpu" if rc == 0 else "none"
     fatal = None
     if rc not in (None, 0, 3) or (a.cpu and rc == 3):
@@ -618,6 +811,8 @@ def main():
             r.fail("cudalab grade failed")
         else:
             r = judge(e, out, labs, mode, src, work)
+            if e.get("listen") in listeners and listeners[e["listen"]].problem():
+                r.fail(listeners[e["listen"]].problem())
         rows.append(r)
     if not fatal:
         check_points_limits(rows, labs, mode)
@@ -644,15 +839,22 @@ def main():
             print(f"  {e['name']}: GPU {expected_text(g)}; CPU mode {expected_text(c)}: {why}")
     if fatal:
         print(f"\n{fatal}")
+    if run_problems or run_notes:
+        print()
+    for p in run_notes:
+        print(f"gallery: note: {p}")
+    for p in run_problems:
+        print(f"gallery: FAIL {p}")
     passed = sum(r.state == "pass" for r in rows)
     failed = sum(r.state == "fail" for r in rows)
     skipped = sum(r.state == "skipped" for r in rows)
-    if failed or fatal or a.keep:
+    if failed or fatal or run_problems or a.keep:
         print(f"\nbatch, results and log kept in {tmp}")
     else:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"gallery: {passed} passed, {failed} failed, {skipped} skipped")
-    if failed or fatal:
+    print(f"gallery: {passed} passed, {failed} failed, {skipped} skipped"
+          + (f"; {len(run_problems)} check(s) of the run failed" if run_problems else ""))
+    if failed or fatal or run_problems:
         return 1
     return 77 if a.require_gpu and rc == 3 else 0
 
