@@ -499,6 +499,8 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   remove_scratch_dir(scratch);
   ok = p.ok();
   if (ok) return {};
+  // For the instructor who profiles a grade: the whole command and output.
+  profile(fmt::format("build failed ({}): {}\n{}", p.describe(), fmt::join(opt.argv, " "), p.output));
   if (p.timed_out) return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
   if (student_code && p.exit_code == 125 && p.output.find("cudalab-sandbox:") != std::string::npos)
     return "the grader could not confine the build (not your code; tell your instructor):\n" + p.output;
