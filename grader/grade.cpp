@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <set>
 #include <thread>
 
 #include "cudalab/replay.h"
@@ -433,6 +434,45 @@ std::vector<std::string> query_inputs(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// The prefixes of the programs a configured build runs (its compilers,
+// linkers and the interpreter of its generators, as Meson's introspection
+// names them; a bare name is looked up on PATH), read once per build folder.
+std::vector<fs::path> configured_tool_roots(const fs::path& build_dir) {
+  static std::mutex lock;
+  static std::map<fs::path, std::vector<fs::path>> known;
+  const std::lock_guard<std::mutex> guard(lock);
+  if (auto it = known.find(build_dir); it != known.end()) return it->second;
+  std::vector<fs::path> roots;
+  std::error_code ec;
+  const auto add = [&](const fs::path& program) {
+    roots.push_back(program.parent_path().parent_path());
+    const fs::path real = fs::canonical(program, ec);
+    if (!ec) roots.push_back(real.parent_path().parent_path());
+  };
+  const auto targets =
+      nlohmann::json::parse(read_all(build_dir / "meson-info" / "intro-targets.json"), nullptr, false);
+  std::set<std::string> programs;
+  if (targets.is_array())
+    for (const auto& t : targets)
+      for (const auto& src : t.value("target_sources", nlohmann::json::array()))
+        for (const char* key : {"compiler", "linker"})
+          if (src.is_object() && src.contains(key) && src[key].is_array() && !src[key].empty() &&
+              src[key][0].is_string())
+            programs.insert(src[key][0].get<std::string>());
+  for (const auto& p : programs) {
+    if (!p.empty() && p[0] == '/')
+      add(p);
+    else
+      for (const auto& found : programs_in_path(p)) add(found);
+  }
+  known[build_dir] = roots;
+  return roots;
+}
+
+}  // namespace
+
 SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
   SandboxSpec box;
   box.build = true;
@@ -449,6 +489,12 @@ SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
   for (const char* var : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH", "LIBRARY_PATH", "LD_LIBRARY_PATH"})
     for (const auto& d : env_dirs(var)) box.read.push_back(d);
   box.exec = build_tool_roots();
+  // The compilers this build was configured with, wherever they live (a GPU
+  // host's g++ in /opt/gcc).
+  for (const auto& root : configured_tool_roots(build(slot))) box.exec.push_back(root);
+  std::sort(box.exec.begin(), box.exec.end());
+  box.exec.erase(std::unique(box.exec.begin(), box.exec.end()), box.exec.end());
+  box.exec.erase(std::remove(box.exec.begin(), box.exec.end(), fs::path("/")), box.exec.end());
   return box;
 }
 
