@@ -1034,10 +1034,12 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
   }
   // What each lab's files include, before anything is compiled: an include
   // from outside what a lab may include rejects the lab unbuilt.
+  // Side by side: each lab's listing is one preprocessor run.
   std::vector<std::string> include_bad(g.labs.size());
-  for (std::size_t i = 0; i < g.labs.size(); ++i)
+  for_each_side_by_side(g.labs.size(), g.labs.size(), [&](std::size_t i) {
     if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete())
       include_bad[i] = include_problems(*g.labs[i].spec, slot);
+  });
   // Every complete lab's build at once first: ninja compiles the labs side by
   // side. A lab that fails is built again alone below, for its own log.
   {
