@@ -911,6 +911,14 @@ bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckS
 }
 
 bool Grader::prepare(std::string& error, int slots, bool looks) {
+  // The inputs' key with the folder (an autograder image carries it, so a
+  // submission graded again there gets the same inputs).
+  try {
+    key();
+  } catch (const std::exception& e) {
+    error = e.what();
+    return false;
+  }
   // Each slot with the skeletons, side by side (each its own build folder).
   const auto prepare_slot = [this, looks](int slot) -> std::string {
     std::string why;
