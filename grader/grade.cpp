@@ -13,8 +13,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "cudalab/replay.h"
@@ -135,7 +135,6 @@ void score_submission(SubmissionGrade& g) {
 }
 
 Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
-
 
 namespace {
 
@@ -529,8 +528,9 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
     const ProcessResult p = run_process(pre);
     if (!p.ok()) {
       ok = false;
-      return fmt::format("building the course's part of the lab failed (not your code; tell your instructor):\n{}",
-                         p.timed_out ? "timed out" : p.output);
+      return fmt::format(
+          "building the course's part of the lab failed (not your code; tell your instructor):\n{}",
+          p.timed_out ? "timed out" : p.output);
     }
     try {
       scratch = make_scratch_dir(fmt::format("build-{}", slot));
@@ -786,9 +786,10 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
     for (const auto& d : p.ok() ? parse_deps(p.output) : failed_includes(p.output))  // relative to the build
       deps.push_back(fs::path(d).is_absolute() ? d : (build_ / d).string());
     for (const auto& inc : forbidden_includes(deps, cfg_.source_root, overlay_ / lab.id))
-      problems.push_back(fmt::format(
-          "{} includes {}, a file of the course itself (tests or solutions): a submission must be its own code", f,
-          inc));
+      problems.push_back(
+          fmt::format("{} includes {}, a file of the course itself (tests or solutions): a submission must "
+                      "be its own code",
+                      f, inc));
     if (!problems.empty()) continue;
     const std::vector<fs::path> roots = include_roots(deps_cmd, build_, src);
     std::error_code ec;
@@ -797,12 +798,14 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
       if (d.size() > 2 && d.compare(d.size() - 2, 2, ".o") == 0) continue;  // the rule's target
       if (std::none_of(roots.begin(), roots.end(), [&](const fs::path& r) { return beneath(real, r); }))
         problems.push_back(fmt::format(
-            "{} includes {}, which is outside what a lab may include (the lab's own folder, the course's headers, "
+            "{} includes {}, which is outside what a lab may include (the lab's own folder, the course's "
+            "headers, "
             "the compiler's and CUDA's headers): the lab was not compiled, and nothing of that file is shown",
             f, printable(d)));
     }
     if (!p.ok() && p.timed_out)
-      problems.push_back(fmt::format("{}: listing its includes did not finish within {:.0f} s", f, opt.timeout_s));
+      problems.push_back(
+          fmt::format("{}: listing its includes did not finish within {:.0f} s", f, opt.timeout_s));
   }
   std::string out;
   for (std::size_t i = 0; i < problems.size() && i < 6; ++i) out += (i ? "\n" : "") + problems[i];
@@ -880,9 +883,10 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
   rc.replay_code = base.string() + ".kernels";
   Testimony timed = run_reference_check(rc, lab, check);
   timed.said.seconds += traced_s;
-  timed.said.notes.insert(timed.said.notes.begin(),
-                          "timed by the grader: your kernels, replayed from the launches your launcher made, in a "
-                          "process that runs none of your host code");
+  timed.said.notes.insert(
+      timed.said.notes.begin(),
+      "timed by the grader: your kernels, replayed from the launches your launcher made, in a "
+      "process that runs none of your host code");
   return judge_speed_timed(std::move(timed));
 }
 
@@ -1053,7 +1057,8 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
   {
     std::vector<std::string> targets;
     for (std::size_t i = 0; i < g.labs.size(); ++i)
-      if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete() && include_bad[i].empty())
+      if (const LabFiles* files = plan.find(g.labs[i].spec->id);
+          files && files->complete() && include_bad[i].empty())
         targets.push_back(g.labs[i].spec->id + "-tests");
     bool all_ok = false;
     if (!targets.empty()) {

@@ -27,7 +27,7 @@ struct LabGrade {
   // graded; missing (a student file is missing); build_failed; rejected
   // (a forbidden call or include); not_run (no GPU)
   std::string status;
-  std::string message;               // why it was not graded, for the student
+  std::string message;  // why it was not graded, for the student
   // One per check, in the lab's order: verdicts the grader reached itself
   // (judged.h), the only thing a score is computed from.
   std::vector<Judged> results;
@@ -89,7 +89,7 @@ class Grader {
     std::vector<bool> ready;  // per lab: built and allowed; its checks still to run
     // Per lab: the seed its checks run with, derived from its files (seed.h).
     std::vector<std::string> seeds;
-    double seconds = 0;       // spent staging
+    double seconds = 0;  // spent staging
   };
 
   explicit Grader(GraderConfig config);

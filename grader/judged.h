@@ -96,7 +96,8 @@ class Judged {
   std::optional<double> ratio_;
 };
 
-Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evidence, const CheckSpec& check);
+Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evidence,
+                         const CheckSpec& check);
 Judged judge_speed_untimed(Claim traced);
 Judged judge_speed_timed(Testimony replay);
 Judged judge_by_grader(const CheckSpec& check, const std::string& verdict, const std::string& why);

@@ -1261,7 +1261,7 @@ int main(int argc, char** argv) {
       // CUDALAB_PROFILE: the grader's own peak memory (its children's are
       // theirs): what everything it reads from a submission is bounded for.
       if (const char* p = std::getenv("CUDALAB_PROFILE"); p && *p && std::string(p) != "0") {
-        rusage self {};
+        rusage self{};
         getrusage(RUSAGE_SELF, &self);
         fmt::print(stderr, "cudalab: the grader's peak memory: {:.1f} MiB\n", self.ru_maxrss / 1024.0);
       }

@@ -97,7 +97,8 @@ GradingKey grading_key(const fs::path& work_dir) {
     const int random = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
     if (random < 0 || ::read(random, bytes, sizeof bytes) != static_cast<ssize_t>(sizeof bytes)) {
       if (random >= 0) ::close(random);
-      throw std::runtime_error(fmt::format("cannot read /dev/urandom for the grading key: {}", std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("cannot read /dev/urandom for the grading key: {}", std::strerror(errno)));
     }
     ::close(random);
     key.k0 = load_le64(bytes);

@@ -107,7 +107,8 @@ TEST_CASE("A correctness pass claimed without the reference's evidence is never 
   c.id = "square";
   c.kind = "correctness";
   c.points = 20;
-  const Judged j = judge_correctness(Claim{result("square", "pass"), {}}, "/nonexistent/reference.evidence", c);
+  const Judged j =
+      judge_correctness(Claim{result("square", "pass"), {}}, "/nonexistent/reference.evidence", c);
   CHECK(j.verdict() == "error");
   CHECK(score_check(c, j, {}).points == 0);
   // A failure claimed stands as it is, whatever the evidence.

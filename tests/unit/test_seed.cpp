@@ -52,7 +52,9 @@ TEST_CASE("A lab's seed changes with any byte of its files, and never is the cou
   CHECK(s != "424242");
   CHECK(s.find_first_not_of("0123456789") == std::string::npos);  // what --seed takes
   // The order the files were found in does not matter; their names do.
-  CHECK(derive_seed(key, "1", "l", {{"a", "1"}, {"b", "2"}}) == derive_seed(key, "1", "l", {{"b", "2"}, {"a", "1"}}));
-  CHECK(derive_seed(key, "1", "l", {{"a", "1"}, {"b", "2"}}) != derive_seed(key, "1", "l", {{"a", "2"}, {"b", "1"}}));
+  CHECK(derive_seed(key, "1", "l", {{"a", "1"}, {"b", "2"}}) ==
+        derive_seed(key, "1", "l", {{"b", "2"}, {"a", "1"}}));
+  CHECK(derive_seed(key, "1", "l", {{"a", "1"}, {"b", "2"}}) !=
+        derive_seed(key, "1", "l", {{"a", "2"}, {"b", "1"}}));
   CHECK(derive_seed(key, "1", "l", {{"ab", ""}}) != derive_seed(key, "1", "l", {{"a", "b"}}));
 }
