@@ -498,7 +498,7 @@ SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
 }
 
 std::string Grader::build_targets(const std::vector<std::string>& targets, int slot, bool& ok) {
-  const fs::path build_ = build(slot), overlay_ = overlay(slot);
+  const fs::path build_ = fs::absolute(build(slot)), overlay_ = overlay(slot);
   const fs::path& ninja = ninja_program();
   ProcessOptions opt;
   opt.timeout_s = cfg_.course.build_timeout_s;
@@ -741,7 +741,7 @@ std::vector<std::string> failed_includes(const std::string& log) {
 }  // namespace
 
 std::string Grader::include_problems(const LabSpec& lab, int slot) {
-  const fs::path build_ = build(slot), overlay_ = overlay(slot);
+  const fs::path build_ = fs::absolute(build(slot)), overlay_ = overlay(slot);
   const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
   if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
   std::vector<std::string> problems;

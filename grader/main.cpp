@@ -683,7 +683,7 @@ int cmd_grade(const GradeArgs& a) {
   if (sandbox_missing()) return kUsage;
   GraderConfig cfg;
   cfg.source_root = kSourceRoot;
-  cfg.work_dir = a.work.empty() ? fs::path(kBuildRoot.string() + "-grade") : fs::path(a.work);
+  cfg.work_dir = fs::absolute(a.work.empty() ? fs::path(kBuildRoot.string() + "-grade") : fs::path(a.work));
   cfg.course = course;
   cfg.labs = labs;
   cfg.seed = a.seed.empty() ? course.seed : a.seed;

@@ -980,9 +980,12 @@ int main(int argc, char** argv) {
       die("required isolation missing: %s", m.c_str());
 
   // A minimal environment is the grader's to give; home and temporary files
-  // go to the scratch folder.
+  // go to the scratch folder, which is also a check's working directory (a
+  // build keeps the one it was started in: its commands name files relative
+  // to the build folder).
   if (!o.scratch.empty()) {
-    if (chdir(o.scratch.c_str()) != 0) die("cannot enter %s: %s", o.scratch.c_str(), strerror(errno));
+    if (!o.build && chdir(o.scratch.c_str()) != 0)
+      die("cannot enter %s: %s", o.scratch.c_str(), strerror(errno));
     setenv("HOME", o.scratch.c_str(), 1);
     setenv("TMPDIR", o.scratch.c_str(), 1);
   } else {
