@@ -384,6 +384,15 @@ std::vector<fs::path> env_dirs(const char* var) {
   return out;
 }
 
+// The prefix of a program (<prefix>/bin/<program>), as named and with its
+// links resolved: /opt/torch/.venv and the interpreter's own.
+void add_prefixes(std::vector<fs::path>& out, const fs::path& program) {
+  std::error_code ec;
+  out.push_back(program.parent_path().parent_path());
+  const fs::path real = fs::canonical(program, ec);
+  if (!ec) out.push_back(real.parent_path().parent_path());
+}
+
 // Where the programs a build runs live: each tool's prefix as found on PATH
 // and with its links resolved (a virtual environment's python3 and meson,
 // pip's ninja, the CUDA toolkit's nvcc), and the system's own.
@@ -397,9 +406,7 @@ std::vector<fs::path> build_tool_roots() {
       for (std::string dir; std::getline(in, dir, ':');) {
         const fs::path found = fs::path(dir) / tool;
         if (dir.empty() || dir[0] != '/' || !fs::is_regular_file(found, ec)) continue;
-        out.push_back(found.parent_path().parent_path());  // e.g. /opt/torch/.venv
-        const fs::path real = fs::canonical(found, ec);
-        if (!ec) out.push_back(real.parent_path().parent_path());
+        add_prefixes(out, found);
         break;
       }
     }
@@ -444,12 +451,6 @@ std::vector<fs::path> configured_tool_roots(const fs::path& build_dir) {
   const std::lock_guard<std::mutex> guard(lock);
   if (auto it = known.find(build_dir); it != known.end()) return it->second;
   std::vector<fs::path> roots;
-  std::error_code ec;
-  const auto add = [&](const fs::path& program) {
-    roots.push_back(program.parent_path().parent_path());
-    const fs::path real = fs::canonical(program, ec);
-    if (!ec) roots.push_back(real.parent_path().parent_path());
-  };
   const auto targets =
       nlohmann::json::parse(read_all(build_dir / "meson-info" / "intro-targets.json"), nullptr, false);
   std::set<std::string> programs;
@@ -462,9 +463,9 @@ std::vector<fs::path> configured_tool_roots(const fs::path& build_dir) {
             programs.insert(src[key][0].get<std::string>());
   for (const auto& p : programs) {
     if (!p.empty() && p[0] == '/')
-      add(p);
+      add_prefixes(roots, p);
     else
-      for (const auto& found : programs_in_path(p)) add(found);
+      for (const auto& found : programs_in_path(p)) add_prefixes(roots, found);
   }
   known[build_dir] = roots;
   return roots;
