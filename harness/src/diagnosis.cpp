@@ -16,8 +16,12 @@ struct State {
   std::vector<ShapeFacts> shapes;
 };
 
+// One per thread: the grader judges several checks' evidence side by side,
+// each collecting its own facts (a shared state raced: the grader crashed
+// with SIGSEGV in a CPU-mode batch of the gallery). A test process collects
+// on its one thread (simt's threads are fibers on it).
 State& state() {
-  static State s;
+  thread_local State s;
   return s;
 }
 

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "cudalab/buffer.h"
 #include "cudalab/compare.h"
@@ -596,4 +598,29 @@ TEST_CASE("Whole rows never written between right ones lead with an index that s
                            "cols=65, 24 of the 33 rows of C (the first is row 8), and nothing else is "
                            "wrong (your launch: matrix_add_kernel<<<grid (3, 5, 1), block (32, 8, 1)>>>)"));
   CHECK_THAT(s, Catch::Contains("blockIdx.y * blockDim.y + threadIdx.y") && !Catch::Contains("scattered"));
+}
+
+TEST_CASE("Checks judged side by side each collect only their own facts") {
+  // The grader judges several checks' evidence at once, one per thread: one
+  // check's begin() must not clear another's facts, nor its shapes land there.
+  constexpr int kThreads = 4, kShapes = 200, kRounds = 50;
+  std::vector<std::string> wrong(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([t, &wrong] {
+      for (int round = 0; round < kRounds && wrong[t].empty(); ++round) {
+        cudalab::diagnosis::begin();
+        for (int k = 0; k < kShapes; ++k)
+          cudalab::diagnosis::launch_failed(
+              "thread" + std::to_string(t) + "(M=" + std::to_string(k + 1) + ")", "error", "", false);
+        const auto& facts = cudalab::diagnosis::facts();
+        if (facts.size() != kShapes)
+          wrong[t] = "thread " + std::to_string(t) + " found " + std::to_string(facts.size()) + " shapes";
+        for (const auto& f : facts)
+          if (f.label.rfind("thread" + std::to_string(t) + "(", 0) != 0) wrong[t] = "found " + f.label;
+        cudalab::diagnosis::end();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (const auto& w : wrong) CHECK(w.empty());
 }
