@@ -410,11 +410,7 @@ std::vector<fs::path> build_tool_roots() {
         break;
       }
     }
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    // "/" as a prefix (a tool in /bin on a merged /usr) would open everything.
-    out.erase(std::remove(out.begin(), out.end(), fs::path("/")), out.end());
-    return out;
+    return out;  // sorted and without "/" by build_sandbox
   }();
   return roots;
 }
@@ -494,6 +490,7 @@ SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
   for (const auto& root : configured_tool_roots(build(slot))) box.exec.push_back(root);
   std::sort(box.exec.begin(), box.exec.end());
   box.exec.erase(std::unique(box.exec.begin(), box.exec.end()), box.exec.end());
+  // "/" as a prefix (a tool in /bin on a merged /usr) would open everything.
   box.exec.erase(std::remove(box.exec.begin(), box.exec.end(), fs::path("/")), box.exec.end());
   return box;
 }
@@ -630,21 +627,32 @@ std::vector<std::string> parse_deps(const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// Whether compile_commands.json's entry `e` compiles the student file `f` of
+// `lab` from the overlay: nvcc's object (GPU), or g++'s of its simt
+// translation (CPU mode). labs/meson.build compiles them into a library of
+// their own, linked last.
+bool student_object(const nlohmann::json& e, const fs::path& overlay, const LabSpec& lab,
+                    const std::string& f, bool cpu) {
+  const std::string src = (overlay / lab.id / f).string();
+  const std::string prefix = "labs/lib" + lab.id + (cpu ? "-student-cpu.a.p/" : "-student.a.p/");
+  const std::string cpu_src = "cpu-" + lab.id + "-" + f + ".cpp";
+  const std::string file = e.is_object() ? e.value("file", "") : "";
+  const bool mine = cpu ? file.size() >= cpu_src.size() &&
+                              file.compare(file.size() - cpu_src.size(), cpu_src.size(), cpu_src) == 0
+                        : file == src;
+  return mine && e.value("output", "").rfind(prefix, 0) == 0;
+}
+
+}  // namespace
+
 std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_only, bool cpu_mode) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
   const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
   if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
-  // The student file's object: nvcc's (GPU), or g++'s of its simt translation (CPU mode).
-  auto object_of = [&](const nlohmann::json& e, const std::string& f, bool cpu) {
-    const std::string src = (overlay_ / lab.id / f).string();
-    // labs/meson.build compiles them into a library of their own, linked last.
-    const std::string prefix = "labs/lib" + lab.id + (cpu ? "-student-cpu.a.p/" : "-student.a.p/");
-    const std::string cpu_src = "cpu-" + lab.id + "-" + f + ".cpp";
-    const std::string file = e.is_object() ? e.value("file", "") : "";
-    const bool mine = cpu ? file.size() >= cpu_src.size() &&
-                                file.compare(file.size() - cpu_src.size(), cpu_src.size(), cpu_src) == 0
-                          : file == src;
-    return mine && e.value("output", "").rfind(prefix, 0) == 0;
+  const auto object_of = [&](const nlohmann::json& e, const std::string& f, bool cpu) {
+    return student_object(e, overlay_, lab, f, cpu);
   };
   std::vector<std::string> problems;
   for (const auto& f : lab.student_files) {
@@ -750,9 +758,7 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
     const fs::path src = overlay_ / lab.id / f;
     const nlohmann::json* entry = nullptr;
     for (const auto& e : db)
-      if (e.is_object() && e.value("file", "") == src.string() &&
-          e.value("output", "").rfind("labs/lib" + lab.id + "-student.a.p/", 0) == 0)
-        entry = &e;
+      if (student_object(e, overlay_, lab, f, /*cpu=*/false)) entry = &e;
     if (!entry) continue;  // a build without CUDA: CPU mode translates the file first (the same includes)
     // Its includes, from the compiler itself with the build's own flags,
     // before anything is compiled; confined like the build.
@@ -822,13 +828,10 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
     return false;
   }
   // The objects of the student's own library (labs/meson.build), and only those.
-  const std::string prefix = "labs/lib" + lab.id + "-student.a.p/";
   std::vector<std::string> pieces;
   for (const auto& f : lab.student_files) {
-    const std::string src = (overlay_ / lab.id / f).string();
     for (const auto& e : db) {
-      if (!e.is_object() || e.value("file", "") != src || e.value("output", "").rfind(prefix, 0) != 0)
-        continue;
+      if (!student_object(e, overlay_, lab, f, /*cpu=*/false)) continue;
       std::string fatbin, why;
       // Host-only files (.cpp) have no device code.
       if (replay::elf_section(read_all(build_ / e.value("output", "")), ".nv_fatbin", fatbin, why))
