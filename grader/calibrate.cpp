@@ -371,7 +371,7 @@ Reading read_records(const fs::path& dir, const Item& it, const CheckSpec& check
     const Measurement* ratio = cr.find("ratio");
     if (!ratio || !std::isfinite(ratio->value)) {
       if (r.m.problem.empty()) {
-        std::string why = cr.failures.empty() ? cr.verdict : cr.failures.front();
+        std::string why = cr.failures.empty() ? std::string(spelling(cr.verdict)) : cr.failures.front();
         if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
         if (why.size() > 140) why = why.substr(0, 137) + "...";
         r.m.problem = why;
@@ -392,7 +392,7 @@ std::string range_text(const Measured& m) {
 
 std::string verdict_text(const Measured& m) {
   if (m.verdicts.empty()) return "-";
-  const auto passes = std::count(m.verdicts.begin(), m.verdicts.end(), "pass");
+  const auto passes = std::count(m.verdicts.begin(), m.verdicts.end(), Verdict::pass);
   if (passes == static_cast<long>(m.verdicts.size())) return "pass";
   if (passes == 0) return "fail";
   return fmt::format("pass {}/{}", passes, m.verdicts.size());
@@ -458,16 +458,16 @@ int run_calibration(const Options& in) {
       return kUsage;
     }
     for (const auto& check : plan.spec.checks) {
-      if (check.kind != "speed") continue;
+      if (check.kind != CheckKind::speed) continue;
       for (const auto& v : variants) {
         const ExpectFile& ex = expects[v];
         const Expectation* e = ex.find(check.id);
-        if (!e || (e->verdict != "pass" && e->verdict != "fail")) continue;
+        if (!e || (e->verdict != Verdict::pass && e->verdict != Verdict::fail)) continue;
         bool gated = false;
         for (const auto& req : check.required)
-          if (const Expectation* r = ex.find(req); r && r->verdict != "pass") gated = true;
+          if (const Expectation* r = ex.find(req); r && r->verdict != Verdict::pass) gated = true;
         if (gated) continue;
-        plan.items.push_back({lab, check.id, v, e->verdict == "pass"});
+        plan.items.push_back({lab, check.id, v, e->verdict == Verdict::pass});
       }
     }
     plans.push_back(std::move(plan));
@@ -584,7 +584,7 @@ int run_calibration(const Options& in) {
   std::map<std::string, std::string> new_text;  // lab.toml path -> edited text
   for (const auto& plan : plans) {
     for (const auto& check : plan.spec.checks) {
-      if (check.kind != "speed") continue;
+      if (check.kind != CheckKind::speed) continue;
       std::vector<Measured> measured;
       for (const auto& it : plan.items) {
         if (it.check_id != check.id) continue;

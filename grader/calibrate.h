@@ -37,13 +37,13 @@ struct Margins {
 
 // One variant on one speed check.
 struct Measured {
-  std::string variant;                // tests/variants/<lab>/<variant>
-  bool correct = false;               // expect.toml: "pass" (a correct alternative) or "fail" (a foil)
-  std::vector<double> ratios;         // the `ratio` measurement of each run that recorded one
-  std::vector<double> noise;          // the `noise` measurement (percent) of those runs
-  std::vector<std::string> verdicts;  // each run's verdict under the thresholds of the time
-  std::string problem;                // why a run recorded no ratio (the first such), empty if none
-  int runs = 0;                       // runs attempted (records found)
+  std::string variant;            // tests/variants/<lab>/<variant>
+  bool correct = false;           // expect.toml: "pass" (a correct alternative) or "fail" (a foil)
+  std::vector<double> ratios;     // the `ratio` measurement of each run that recorded one
+  std::vector<double> noise;      // the `noise` measurement (percent) of those runs
+  std::vector<Verdict> verdicts;  // each run's verdict under the thresholds of the time
+  std::string problem;            // why a run recorded no ratio (the first such), empty if none
+  int runs = 0;                   // runs attempted (records found)
 
   double median() const;
   double lowest() const;

@@ -34,6 +34,8 @@ bool parse_check_record(const std::string& json_text, const std::string& name, C
   if (doc.is_discarded() || !doc.is_object()) return false;
   if (skipped_reason && doc.contains("skipped") && doc["skipped"].is_string())
     *skipped_reason = doc["skipped"].get<std::string>();
+  // A record of another format (or none) is not one this grader can read.
+  if (!doc.contains("format") || doc["format"] != kRecordFormat) return false;
   if (!doc.contains("checks") || !doc["checks"].is_array()) return false;
   // One result per check and process: a second one with the same name is not
   // the harness's doing, and neither is to be believed.
@@ -42,12 +44,14 @@ bool parse_check_record(const std::string& json_text, const std::string& name, C
   if (same_name != 1) return false;
   for (const auto& c : doc["checks"]) {
     if (!c.is_object() || c.value("name", "") != name) continue;
-    out.verdict = c.value("verdict", "error");
+    // A verdict not in the vocabulary is no verdict ("running": the process
+    // ended inside the check, judged below).
+    out.verdict = parse_verdict(c.value("verdict", "")).value_or(Verdict::error);
     for (const auto& f : c.value("failures", nlohmann::json::array()))
       if (f.is_string()) out.failures.push_back(f.get<std::string>());
     for (const auto& n : c.value("notes", nlohmann::json::array()))
       if (n.is_string()) out.notes.push_back(n.get<std::string>());
-    if (c.contains("not_run") && c["not_run"].is_string() && out.verdict == "not_run")
+    if (c.contains("not_run") && c["not_run"].is_string() && out.verdict == Verdict::not_run)
       out.notes.push_back(c["not_run"].get<std::string>());
     for (const auto& m : c.value("measurements", nlohmann::json::array())) {
       if (!m.is_object() || !m.contains("value") || !m["value"].is_number()) continue;
@@ -185,7 +189,7 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   std::filesystem::remove(record);
   // Correctness checks leave their outputs as evidence; the student's are
   // judged here against the reference's (cudalab/evidence.h).
-  const bool with_evidence = check.kind == "correctness" && ctx.sanitizer.empty() &&
+  const bool with_evidence = check.kind == CheckKind::correctness && ctx.sanitizer.empty() &&
                              (!ctx.evidence_out.empty() || !ctx.reference_evidence.empty());
   const auto evidence_file =
       !ctx.evidence_out.empty() ? ctx.evidence_out : ctx.work_dir / (stem + ".evidence");
@@ -197,7 +201,7 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   Descriptor evidence_fd(
       with_evidence ? ::open(evidence_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1);
   if (record_fd.get() < 0 || (with_evidence && evidence_fd.get() < 0)) {
-    r.verdict = "error";
+    r.verdict = Verdict::error;
     r.failures.push_back(fmt::format("the grader could not create its record files in {}: {}",
                                      ctx.work_dir.string(), std::strerror(errno)));
     return run;
@@ -211,7 +215,7 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
                                   : -1);
   Descriptor code_fd(replaying ? ::open(ctx.replay_code.c_str(), O_RDONLY | O_CLOEXEC) : -1);
   if ((tracing || replaying) && trace_fd.get() < 0) {
-    r.verdict = "error";
+    r.verdict = Verdict::error;
     r.failures.push_back(fmt::format("the grader could not open its launch trace: {}", std::strerror(errno)));
     return run;
   }
@@ -282,7 +286,7 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   if (ctx.max_timeout_s > 0) opt.timeout_s = std::min(opt.timeout_s, ctx.max_timeout_s);
   // The grader's student runs: a limit from the reference's time (check_limit).
   const double reference_s = ctx.sanitizer.empty() ? ctx.reference_s : 0;
-  const bool speed = check.kind == "speed";
+  const bool speed = check.kind == CheckKind::speed;
   if (reference_s > 0) opt.timeout_s = check_limit(reference_s, opt.timeout_s, speed);
   std::vector<std::string> extra = ctx.extra_env;
   // The scratch folder is the check's working directory: a relative name lands there.
@@ -355,7 +359,7 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
     opt.argv = sandboxed_argv(box, opt.argv);
   } catch (const std::exception& e) {
     remove_scratch_dir(scratch);
-    r.verdict = "error";
+    r.verdict = Verdict::error;
     r.failures.push_back(fmt::format("the grader cannot run checks confined: {}", e.what()));
     return run;
   }
@@ -384,10 +388,10 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   if (with_evidence && ctx.evidence_out.empty()) run.evidence = evidence_file;
 
   if (!p.started) {
-    r.verdict = "error";
+    r.verdict = Verdict::error;
     r.failures.push_back(fmt::format("could not run {}: {}", ctx.binary.string(), p.error));
   } else if (p.timed_out) {
-    r.verdict = "timeout";
+    r.verdict = Verdict::timeout;
     // A speed check runs only after the correctness checks it requires
     // passed: the kernel ends on their shapes, so it is slow, not stuck.
     const std::string limit = describe_limit(opt.timeout_s, reference_s, speed);
@@ -405,7 +409,7 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
                           limit)};
     r.output = tail(p.output);
   } else if (p.signal) {
-    r.verdict = "crash";
+    r.verdict = Verdict::crash;
     r.failures.insert(
         r.failures.begin(),
         fmt::format("the test process was killed by {} while running this check", signal_name(p.signal)));
@@ -413,30 +417,30 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   } else if (p.exit_code == 77 && !have) {
     // The binary found no usable GPU before running anything. (It also exits
     // 77 when its only check was "not run", which the record then says.)
-    r.verdict = "skipped";
+    r.verdict = Verdict::skipped;
     r.notes.push_back(skipped.empty() ? "no usable GPU" : skipped);
   } else if (!record_too_big.empty()) {
-    r.verdict = "fail";
+    r.verdict = Verdict::fail;
     r.failures = {record_too_big};
     r.notes.clear();
     r.measurements.clear();
   } else if (!have) {
-    r.verdict = "error";
+    r.verdict = Verdict::error;
     r.failures.push_back(
         fmt::format("the test binary ended ({}) without a result for this check", p.describe()));
     r.output = tail(p.output);
-  } else if (r.verdict == "running") {
-    r.verdict = "crash";
+  } else if (r.verdict == Verdict::running) {
+    r.verdict = Verdict::crash;
     r.failures.push_back(
         fmt::format("the test process ended ({}) in the middle of this check", p.describe()));
     r.output = tail(p.output);
   }
   if (!ctx.sanitizer.empty() && p.started && !p.timed_out && !p.signal) {
     if (const std::string report = summarize_sanitizer(ctx.sanitizer, p.output); !report.empty()) {
-      if (r.verdict == "pass" || r.verdict == "not_run") r.verdict = "fail";
+      if (r.verdict == Verdict::pass || r.verdict == Verdict::not_run) r.verdict = Verdict::fail;
       r.failures.insert(r.failures.begin(), report);
     } else if (p.exit_code == kSanitizerExit) {
-      r.verdict = "fail";
+      r.verdict = Verdict::fail;
       r.failures.insert(r.failures.begin(), fmt::format("compute-sanitizer ({}) reported errors:\n{}",
                                                         ctx.sanitizer, tail(p.output, 2000)));
     }

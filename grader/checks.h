@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cudalab/manifest.h"
+#include "cudalab/vocabulary.h"
 
 namespace cudalab {
 
@@ -18,17 +19,16 @@ struct Measurement {
 };
 
 struct CheckResult {
-  std::string id, name, kind;
-  // pass, fail, not_run (e.g. speed in CPU mode), skipped (no GPU),
-  // timeout, crash, error (no verdict: the test binary misbehaved)
-  std::string verdict;
+  std::string id, name;
+  CheckKind kind = CheckKind::correctness;
+  Verdict verdict = Verdict::error;   // cudalab/vocabulary.h
   std::vector<std::string> failures;  // what went wrong, for the student
   std::vector<std::string> notes;
   std::vector<Measurement> measurements;
   std::string output;  // the process's output, when it tells something
   double seconds = 0;
 
-  bool passed() const { return verdict == "pass"; }
+  bool passed() const { return verdict == Verdict::pass; }
   const Measurement* find(const std::string& key) const;
 };
 

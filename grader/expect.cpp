@@ -31,7 +31,7 @@ ExpectFile ExpectFile::for_cpu_mode(const std::vector<std::string>& speed_checks
   out.cpu_overrides.clear();
   for (auto& e : out.expectations)
     if (std::find(speed_checks.begin(), speed_checks.end(), e.check_id) != speed_checks.end())
-      e = {e.check_id, "not_run", "", ""};
+      e = {e.check_id, Verdict::not_run, "", ""};
   for (const auto& o : cpu_overrides) {
     bool replaced = false;
     for (auto& e : out.expectations)
@@ -49,7 +49,6 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
     throw ManifestError(
         fmt::format("{}:{}: not valid TOML: {}", source, e.source().begin.line, e.description()));
   }
-  static const std::set<std::string> verdicts = {"pass", "fail", "timeout", "crash", "not_run", "error"};
   ExpectFile f;
   f.description = doc["description"].value_or(std::string{});
   f.base = doc["base"].value_or(std::string{"solutions"});
@@ -61,14 +60,18 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
     for (const auto& [key, node] : table) {
       Expectation e;
       e.check_id = std::string(key.str());
+      std::string verdict;
       if (auto s = node.value<std::string>()) {
-        e.verdict = *s;
+        verdict = *s;
       } else if (const toml::table* t = node.as_table()) {
-        e.verdict = (*t)["verdict"].value_or(std::string{});
+        verdict = (*t)["verdict"].value_or(std::string{});
         e.says = (*t)["says"].value_or(std::string{});
         e.leads = (*t)["leads"].value_or(std::string{});
       }
-      if (!verdicts.count(e.verdict))
+      // A grade's verdicts only: skipped and running are not an expectation.
+      const auto parsed = parse_verdict(verdict);
+      if (parsed) e.verdict = *parsed;
+      if (!parsed || *parsed == Verdict::skipped || *parsed == Verdict::running)
         throw ManifestError(
             fmt::format("{}:{}: {}: verdict must be one of pass, fail, timeout, crash, not_run, error",
                         source, node.source().begin.line, e.check_id));

@@ -16,13 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/vocabulary.h"
+
 namespace cudalab {
 
 struct Expectation {
   std::string check_id;
-  std::string verdict;  // pass, fail, timeout, crash, not_run, error
-  std::string says;     // a phrase the failures or notes must contain (case-insensitive)
-  std::string leads;    // a phrase the check's lead (leading_line) must contain
+  Verdict verdict = Verdict::pass;  // pass, fail, timeout, crash, not_run or error
+  std::string says;                 // a phrase the failures or notes must contain (case-insensitive)
+  std::string leads;                // a phrase the check's lead (leading_line) must contain
 };
 
 // What a student reads first as the cause of a failed check: its

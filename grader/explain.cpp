@@ -110,8 +110,8 @@ std::string describe_traced_launch(const std::string& trace_json) {
 }
 
 bool timed_and_failed(const CheckResult& r) {
-  return r.verdict == "fail" && std::any_of(r.measurements.begin(), r.measurements.end(),
-                                            [](const Measurement& m) { return m.key == "ratio"; });
+  return r.verdict == Verdict::fail && std::any_of(r.measurements.begin(), r.measurements.end(),
+                                                   [](const Measurement& m) { return m.key == "ratio"; });
 }
 
 void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
@@ -219,9 +219,9 @@ RunContext plain(const RunContext& ctx) {
 }  // namespace
 
 SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck) {
-  if (r.kind != "correctness") return SecondOpinion::none;
-  if (r.verdict == "timeout") return SecondOpinion::cpu_mode;
-  if (r.verdict != "fail") return SecondOpinion::none;
+  if (r.kind != CheckKind::correctness) return SecondOpinion::none;
+  if (r.verdict == Verdict::timeout) return SecondOpinion::cpu_mode;
+  if (r.verdict != Verdict::fail) return SecondOpinion::none;
   const auto lead = lead_of(r);
   if (lead == r.failures.end()) return SecondOpinion::none;
   // A failed launch's error and configuration say it all, but for an illegal
@@ -261,7 +261,7 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
 
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
   const auto seen = lead_of(cpu);
-  if (r.verdict == "timeout") {
+  if (r.verdict == Verdict::timeout) {
     if (seen != cpu.failures.end() && starts(*seen, kBarrierLead)) {
       r.failures.insert(r.failures.begin(),
                         sentence(*seen) +
@@ -270,7 +270,7 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
                             "check never finished.)");
       return true;
     }
-    if (cpu.verdict == "timeout")
+    if (cpu.verdict == Verdict::timeout)
       r.failures.insert(
           r.failures.begin(),
           loop_lead(r, fmt::format("on the GPU, and run again in CPU mode on its small shapes "
@@ -278,7 +278,7 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
                                    "threads skip) it did not finish within {:.0f} s either, with "
                                    "no such barrier seen",
                                    kHangLookLimit_s)));
-    return cpu.verdict == "timeout";
+    return cpu.verdict == Verdict::timeout;
   }
   const auto lead = lead_of(r);
   if (seen == cpu.failures.end() || lead == r.failures.end()) return false;
@@ -366,7 +366,8 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
 
 namespace {
 bool loop_leads(CheckResult& r, const std::string& where) {
-  if (r.verdict != "timeout" || r.kind != "correctness" || lead_of(r) != r.failures.end()) return false;
+  if (r.verdict != Verdict::timeout || r.kind != CheckKind::correctness || lead_of(r) != r.failures.end())
+    return false;
   r.failures.insert(r.failures.begin(), loop_lead(r, where));
   return true;
 }
@@ -397,7 +398,7 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     c.max_timeout_s /= 10;  // run_check gives a sanitizer ten times the check's limit
     const CheckResult s = run_check(c, lab, check);
     merge_racecheck(s, r);
-    if (s.verdict == "timeout") return true;
+    if (s.verdict == Verdict::timeout) return true;
     if (!race_unconfirmed(r)) return false;
     const std::filesystem::path binary = cpu_binary();
     if (binary.empty()) return false;
@@ -405,7 +406,7 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     cc.binary = binary;
     quick_look(cc);  // the small shapes, as racecheck ran them
     const CheckResult cpu = run_check(cc, lab, check);
-    if (cpu.verdict == "pass" || cpu.verdict == "fail") merge_unconfirmed_race(cpu, r);
+    if (cpu.verdict == Verdict::pass || cpu.verdict == Verdict::fail) merge_unconfirmed_race(cpu, r);
     return false;
   }
   if (kind == SecondOpinion::cpu_mode) {
@@ -414,10 +415,11 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     RunContext c = plain(ctx);
     c.binary = binary;
     const auto lead = lead_of(r);
-    if (r.verdict == "timeout" || (lead != r.failures.end() && starts(*lead, kLaunchLead))) quick_look(c);
+    if (r.verdict == Verdict::timeout || (lead != r.failures.end() && starts(*lead, kLaunchLead)))
+      quick_look(c);
     const CheckResult cpu = run_check(c, lab, check);
     merge_cpu_mode(cpu, r);
-    return cpu.verdict == "timeout";
+    return cpu.verdict == Verdict::timeout;
   }
   return false;
 }

@@ -36,7 +36,7 @@ std::string check_output(const CheckSpec& spec, const CheckResult& r, const Chec
   if (auto m = describe_measurements(spec, r); !m.empty()) out += m + "\n";
   for (std::size_t i = shown; i < r.failures.size(); ++i) out += r.failures[i] + "\n";
   for (const auto& n : r.notes) out += n + "\n";
-  if (!s.why.empty() && s.points < s.max_points && r.verdict != "not_run" && !s.gated)
+  if (!s.why.empty() && s.points < s.max_points && r.verdict != Verdict::not_run && !s.gated)
     out += "points: " + s.why + "\n";
   if (!r.output.empty()) out += "output:\n" + r.output + "\n";
   return out;
@@ -52,7 +52,7 @@ std::string submission_output(const SubmissionGrade& g) {
   for (const auto& lab : g.labs) {
     out += fmt::format("{}: {:.2f} / {:g}", lab.spec->id, lab.points, lab.max_points);
     if (lab.weight != 1) out += fmt::format(" (weight {:g})", lab.weight);
-    if (lab.status != "graded") out += fmt::format(" [{}] {}", lab.status, lab.message);
+    if (lab.status != LabStatus::graded) out += fmt::format(" [{}] {}", lab.status, lab.message);
     out += "\n";
   }
   if (!g.ignored.empty()) {
@@ -103,7 +103,7 @@ nlohmann::json prairielearn_json(const SubmissionGrade& g) {
       std::string message = r.failures.empty() ? "" : r.failures.front();
       if (message.size() > 300) message = message.substr(0, 300) + "...";
       tests.push_back({{"name", test_name(lab, c)},
-                       {"description", c.kind == "speed" ? "speed check" : "correctness check"},
+                       {"description", c.kind == CheckKind::speed ? "speed check" : "correctness check"},
                        {"points", round2(lab.weight * s.points)},
                        {"max_points", round2(lab.weight * s.max_points)},
                        {"message", message},
@@ -139,21 +139,23 @@ std::string junit_xml(const SubmissionGrade& g) {
       tc.append_attribute("time") = fmt::format("{:.3f}", r.seconds).c_str();
       time += r.seconds;
       const std::string text = check_output(c, r, lab.scores[i]);
-      if (r.verdict == "not_run" || r.verdict == "skipped") {
+      if (r.verdict == Verdict::not_run || r.verdict == Verdict::skipped) {
         tc.append_child("skipped").append_attribute("message") =
             (r.failures.empty() ? "not run" : r.failures[0]).c_str();
         ++skipped;
-      } else if (r.verdict == "crash" || r.verdict == "error" || r.verdict == "timeout") {
+      } else if (r.verdict == Verdict::crash || r.verdict == Verdict::error ||
+                 r.verdict == Verdict::timeout) {
         auto e = tc.append_child("error");
-        e.append_attribute("message") = r.verdict.c_str();
-        e.append_attribute("type") = r.verdict.c_str();
+        const std::string verdict(spelling(r.verdict));
+        e.append_attribute("message") = verdict.c_str();
+        e.append_attribute("type") = verdict.c_str();
         e.text().set(text.c_str());
         ++errors;
       } else if (!r.passed()) {
         auto f = tc.append_child("failure");
         f.append_attribute("message") =
             (r.failures.empty() ? "failed" : r.failures[0].substr(0, 200)).c_str();
-        f.append_attribute("type") = c.kind.c_str();
+        f.append_attribute("type") = std::string(spelling(c.kind)).c_str();
         f.text().set(text.c_str());
         ++failures;
       }
@@ -211,7 +213,7 @@ std::string csv_row(const SubmissionGrade& g) {
   std::vector<std::string> status;
   for (const auto& lab : g.labs) {
     row += fmt::format(",{:.2f}", lab.weight * lab.points);
-    if (lab.status != "graded") status.push_back(lab.spec->id + ":" + lab.status);
+    if (lab.status != LabStatus::graded) status.push_back(fmt::format("{}:{}", lab.spec->id, lab.status));
   }
   if (!g.error.empty()) status.insert(status.begin(), "unreadable");
   return row + "," + csv_field(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " "))) + "\n";

@@ -83,7 +83,8 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 void fill_unrun(LabGrade& lab) {
   lab.results.clear();
   for (const auto& c : lab.spec->checks)
-    lab.results.push_back(judge_by_grader(c, lab.status == "not_run" ? "not_run" : "fail", lab.message));
+    lab.results.push_back(
+        judge_by_grader(c, lab.status == LabStatus::not_run ? Verdict::not_run : Verdict::fail, lab.message));
 }
 
 // "'square' failed" when a check this one requires has a result that did not
@@ -296,7 +297,7 @@ double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab
   // Its time counts if the check ran to its end (a pass, or a ratio below the
   // threshold on this GPU, or "not run" in CPU mode); a hang or a crash of the
   // reference leaves the lab's limit.
-  if (r.verdict != "pass" && r.verdict != "fail" && r.verdict != "not_run") return 0;
+  if (r.verdict != Verdict::pass && r.verdict != Verdict::fail && r.verdict != Verdict::not_run) return 0;
   write_seconds(time_file, r.seconds);
   return r.seconds;
 }
@@ -867,17 +868,17 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
   Claim claim = run_student_check(traced, lab, check);
   // Whatever the student's run says of itself counts for nothing but a
   // failure: a pass only means "traced", and the grader's replay times it.
-  if (claim.said.verdict == "pass")
+  if (claim.said.verdict == Verdict::pass)
     if (std::string big = over_bound(traced.trace_out, kMaxTraceBytes, "its launch trace"); !big.empty())
-      claim.said.verdict = "fail", claim.said.failures = {std::move(big)};
-  if (claim.said.verdict != "pass") return judge_speed_untimed(std::move(claim));
+      claim.said.verdict = Verdict::fail, claim.said.failures = {std::move(big)};
+  if (claim.said.verdict != Verdict::pass) return judge_speed_untimed(std::move(claim));
   const double traced_s = claim.said.seconds;
   profile(fmt::format("  {} {} traced", lab.id, check.id));
   launch = describe_traced_launch(read_all(traced.trace_out));
   std::string error;
   const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
   if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error))
-    return judge_by_grader(check, "error",
+    return judge_by_grader(check, Verdict::error,
                            fmt::format("the grader cannot time this submission: {}",
                                        reference_error.empty() ? error : reference_error));
   profile(fmt::format("  {} {} kernels extracted", lab.id, check.id));
@@ -998,7 +999,7 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
   };
   auto fail_all = [&](const std::string& why) {
     g.error = why;
-    for (auto& lab : g.labs) lab.status = "missing", lab.message = why;
+    for (auto& lab : g.labs) lab.status = LabStatus::missing, lab.message = why;
   };
 
   // The submission: a folder, or an archive unpacked into the slot's folder.
@@ -1092,12 +1093,12 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
       std::string why;
       if (files)
         for (const auto& m : files->missing) why += (why.empty() ? "" : "; ") + m;
-      lab.status = "missing";
+      lab.status = LabStatus::missing;
       lab.message = why;
       continue;
     }
     if (!include_bad[i].empty()) {
-      lab.status = "rejected";
+      lab.status = LabStatus::rejected;
       lab.message = "the lab was not run:\n" + include_bad[i];
       continue;
     }
@@ -1107,16 +1108,16 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
       // A link error after a clean compile is often a call the lab forbids
       // (cuBLAS is not linked): the policy names it better than the linker.
       if (const std::string bad = policy_problems(*lab.spec, slot, /*fresh_only=*/true); !bad.empty()) {
-        lab.status = "rejected";
+        lab.status = LabStatus::rejected;
         lab.message = "the lab was not run:\n" + bad;
         continue;
       }
-      lab.status = "build_failed";
+      lab.status = LabStatus::build_failed;
       lab.message = "the lab did not compile:\n" + log;
       continue;
     }
     if (const std::string bad = policies[i].get(); !bad.empty()) {
-      lab.status = "rejected";
+      lab.status = LabStatus::rejected;
       lab.message = "the lab was not run:\n" + bad;
       continue;
     }
@@ -1127,12 +1128,12 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
       // the same policy, with simt's runtime in place of CUDA's.
       if (const std::string bad = policy_problems(*lab.spec, slot, /*fresh_only=*/!ok, /*cpu_mode=*/true);
           !bad.empty()) {
-        lab.status = "rejected";
+        lab.status = LabStatus::rejected;
         lab.message = "the lab was not run:\n" + bad;
         continue;
       }
       if (!ok) {
-        lab.status = "build_failed";
+        lab.status = LabStatus::build_failed;
         lab.message = "the lab did not compile for CPU mode:\n" + cpu_log;
         continue;
       }
@@ -1309,11 +1310,11 @@ SubmissionGrade Grader::run(Staged st) {
     LabGrade& lab = g.labs[i];
     if (!st.ready[i]) continue;
     if (!g.gpu && !g.cpu_mode) {
-      lab.status = "not_run";
+      lab.status = LabStatus::not_run;
       lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
       continue;
     }
-    lab.status = "graded";
+    lab.status = LabStatus::graded;
     done[i].resize(lab.spec->checks.size());
     RunContext lc = ctx;
     lc.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
@@ -1321,14 +1322,14 @@ SubmissionGrade Grader::run(Staged st) {
     lc.seed = st.seeds[i];
     for (std::size_t c = 0; c < lab.spec->checks.size(); ++c) {
       const CheckSpec& check = lab.spec->checks[c];
-      if (check.kind != "correctness") continue;
+      if (check.kind != CheckKind::correctness) continue;
       RunContext cc = lc;
       std::string no_judge;
       cc.reference_evidence = reference_evidence(lc, *lab.spec, check, g.cpu_mode, no_judge, &cc.reference_s);
       // Without the reference's outputs nothing can be judged: a pass from
       // the test process alone is worth nothing.
       if (cc.reference_evidence.empty())
-        done[i][c] = judge_by_grader(check, "error", no_judge);
+        done[i][c] = judge_by_grader(check, Verdict::error, no_judge);
       else
         correctness.push_back({i, c, cc});
     }
@@ -1364,9 +1365,10 @@ SubmissionGrade Grader::run(Staged st) {
       // The second looks say why; they never change a verdict (edit_words).
       r.edit_words([&](CheckResult& words) {
         if (g.cpu_mode) lead_hang_in_cpu_mode(words);
-        if (g.gpu && words.verdict == "timeout" && !hangs_in_cpu_mode[p.lab].empty())
+        if (g.gpu && words.verdict == Verdict::timeout && !hangs_in_cpu_mode[p.lab].empty())
           lead_hang_like(hangs_in_cpu_mode[p.lab], words);
-        else if (g.gpu && second_look(plain, spec, check, st.slot, words) && words.verdict == "timeout")
+        else if (g.gpu && second_look(plain, spec, check, st.slot, words) &&
+                 words.verdict == Verdict::timeout)
           hangs_in_cpu_mode[p.lab] = check.name;
       });
       // Under the sanitizers too: a kernel can be right by luck (a race that
@@ -1385,7 +1387,7 @@ SubmissionGrade Grader::run(Staged st) {
   }
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
-    if (lab.status != "graded") continue;
+    if (lab.status != LabStatus::graded) continue;
     RunContext lc = ctx;
     lc.binary = build(st.slot) / "labs" / (lab.spec->id + (g.cpu_mode ? "-tests-cpu" : "-tests"));
     lc.lab_toml = lab.spec->file;
@@ -1399,13 +1401,13 @@ SubmissionGrade Grader::run(Staged st) {
       // A speed check counts only when the correctness checks it requires
       // passed (score.h): where one failed it is not timed at all, and says why.
       if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
-        done[i][c] = judge_by_grader(check, "not_run", "not timed: " + failed);
+        done[i][c] = judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
         continue;
       }
       // CPU mode times nothing: the grader does not run a speed check
       // there, whatever a record would say of it.
       if (g.cpu_mode) {
-        Judged r = judge_by_grader(check, "not_run", "");
+        Judged r = judge_by_grader(check, Verdict::not_run, "");
         r.edit_words([](CheckResult& w) { w.notes.push_back(kSpeedNotRunInCpuMode); });
         done[i][c] = std::move(r);
         continue;
@@ -1436,7 +1438,7 @@ SubmissionGrade Grader::run(Staged st) {
     }
   }
   for (auto& lab : g.labs)
-    if (lab.status != "graded") fill_unrun(lab);
+    if (lab.status != LabStatus::graded) fill_unrun(lab);
   score_submission(g);
   prune_reference_evidence();
   g.seconds = st.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -24,10 +24,8 @@ namespace cudalab {
 struct LabGrade {
   const LabSpec* spec = nullptr;
   double weight = 1;
-  // graded; missing (a student file is missing); build_failed; rejected
-  // (a forbidden call or include); not_run (no GPU)
-  std::string status;
-  std::string message;  // why it was not graded, for the student
+  LabStatus status = LabStatus::graded;  // cudalab/vocabulary.h
+  std::string message;                   // why it was not graded, for the student
   // One per check, in the lab's order: verdicts the grader reached itself
   // (judged.h), the only thing a score is computed from.
   std::vector<Judged> results;

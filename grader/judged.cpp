@@ -31,7 +31,7 @@ void Judged::edit_words(const std::function<void(CheckResult&)>& edit) {
 }
 
 void Judged::lower_to_fail(const std::string& why) {
-  if (r_.verdict == "pass" || r_.verdict == "not_run") r_.verdict = "fail";
+  if (r_.verdict == Verdict::pass || r_.verdict == Verdict::not_run) r_.verdict = Verdict::fail;
   ratio_.reset();
   r_.failures.insert(r_.failures.begin(), why);
 }
@@ -48,7 +48,7 @@ Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const 
       if (!file.empty()) fs::remove(file, ec);
     }
   } remove{student};
-  if (j.r_.verdict != "pass") return j;  // a failure, a crash, a timeout: the claim lowers, and stands
+  if (j.r_.verdict != Verdict::pass) return j;  // a failure, a crash, a timeout: the claim lowers, and stands
   // A pass from the test process stands only if its evidence agrees with
   // the reference solution's on the same inputs.
   std::string error;
@@ -56,7 +56,7 @@ Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const 
   const std::uintmax_t reference_size = fs::file_size(reference_evidence, ec);
   evidence::Evidence mine, theirs;
   if (ec || !evidence::read(reference_evidence.string(), theirs, error)) {
-    j.r_.verdict = "error";
+    j.r_.verdict = Verdict::error;
     j.r_.failures.push_back(fmt::format(
         "the grader has no reference evidence for this check ({}): it cannot judge it; tell your instructor",
         ec ? ec.message() : error));
@@ -66,12 +66,12 @@ Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const 
   // also holds the expected values, so a student's is smaller.
   if (const std::string big = over_bound(student, reference_size + kEvidenceSlackBytes, "its evidence");
       !big.empty()) {
-    j.r_.verdict = "fail";
+    j.r_.verdict = Verdict::fail;
     j.r_.failures = {big};
     return j;
   }
   if (student.empty() || !evidence::read(student.string(), mine, error)) {
-    j.r_.verdict = "fail";
+    j.r_.verdict = Verdict::fail;
     j.r_.failures.push_back(
         fmt::format("the test process reported a pass but left no readable evidence of its outputs ({}): the "
                     "grader judges every correctness check from the outputs themselves",
@@ -84,7 +84,7 @@ Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const 
   const std::string lead = v.ok ? "" : diagnosis::lead(diagnosis::facts());
   diagnosis::end();
   if (v.ok) return j;
-  j.r_.verdict = "fail";
+  j.r_.verdict = Verdict::fail;
   j.r_.failures = v.failures;
   if (!lead.empty()) j.r_.failures.insert(j.r_.failures.begin(), "Diagnosis: " + lead + ".");
   j.r_.notes.push_back(
@@ -102,7 +102,8 @@ Judged judge_speed_untimed(Claim traced) {
   }
   // Whatever it measured is its own word: nothing of it is shown or scored.
   j.r_.measurements.clear();
-  if (j.r_.verdict == "pass" || j.r_.verdict == "not_run" || j.r_.verdict == "skipped") j.r_.verdict = "fail";
+  if (j.r_.verdict == Verdict::pass || j.r_.verdict == Verdict::not_run || j.r_.verdict == Verdict::skipped)
+    j.r_.verdict = Verdict::fail;
   j.r_.failures.insert(j.r_.failures.begin(),
                        "not timed: the run that records your launches did not pass, and a speed check counts "
                        "only for launches that the grader replays and times itself");
@@ -112,15 +113,16 @@ Judged judge_speed_untimed(Claim traced) {
 Judged judge_speed_timed(Testimony replay) {
   Judged j;
   j.r_ = std::move(replay.said);
-  if (j.r_.verdict == "pass" || j.r_.verdict == "fail")
+  if (j.r_.verdict == Verdict::pass || j.r_.verdict == Verdict::fail)
     if (const Measurement* m = j.r_.find("ratio"); m && std::isfinite(m->value)) j.ratio_ = m->value;
   return j;
 }
 
-Judged judge_by_grader(const CheckSpec& check, const std::string& verdict, const std::string& why) {
+Judged judge_by_grader(const CheckSpec& check, Verdict verdict, const std::string& why) {
   Judged j;
   j.r_.id = check.id, j.r_.name = check.name, j.r_.kind = check.kind;
-  j.r_.verdict = verdict == "pass" ? "error" : verdict;  // the grader's word never passes a check unseen
+  j.r_.verdict =
+      verdict == Verdict::pass ? Verdict::error : verdict;  // the grader's word never passes a check unseen
   if (!why.empty()) j.r_.failures.push_back(why);
   return j;
 }
@@ -128,7 +130,7 @@ Judged judge_by_grader(const CheckSpec& check, const std::string& verdict, const
 Judged judge_failed_testimony(Testimony t) {
   Judged j;
   j.r_ = std::move(t.said);
-  if (j.r_.verdict == "pass") j.r_.verdict = "error";
+  if (j.r_.verdict == Verdict::pass) j.r_.verdict = Verdict::error;
   return j;
 }
 

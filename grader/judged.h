@@ -58,8 +58,8 @@ class Judged {
   // (the student's process's own words where it failed), the measurements
   // (for a speed check, only those the grader timed itself).
   const CheckResult& result() const { return r_; }
-  const std::string& verdict() const { return r_.verdict; }
-  bool passed() const { return r_.verdict == "pass"; }
+  Verdict verdict() const { return r_.verdict; }
+  bool passed() const { return r_.verdict == Verdict::pass; }
   // The student's kernels' speed relative to the reference's, as the
   // grader's replay timed them; empty for every other check.
   std::optional<double> timed_ratio() const { return ratio_; }
@@ -84,7 +84,7 @@ class Judged {
   friend Judged judge_speed_timed(Testimony replay);
   // The grader's own word, no process involved: not_run (a requirement
   // failed, no GPU, CPU mode), fail or error (nothing to judge it by).
-  friend Judged judge_by_grader(const CheckSpec& check, const std::string& verdict, const std::string& why);
+  friend Judged judge_by_grader(const CheckSpec& check, Verdict verdict, const std::string& why);
   // A process of the grader's own that misbehaved (the replay crashed, the
   // grader could not time it): never a pass.
   friend Judged judge_failed_testimony(Testimony t);
@@ -100,7 +100,7 @@ Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evi
                          const CheckSpec& check);
 Judged judge_speed_untimed(Claim traced);
 Judged judge_speed_timed(Testimony replay);
-Judged judge_by_grader(const CheckSpec& check, const std::string& verdict, const std::string& why);
+Judged judge_by_grader(const CheckSpec& check, Verdict verdict, const std::string& why);
 Judged judge_failed_testimony(Testimony t);
 
 // What the grader says of speed checks in CPU mode: it does not run them,

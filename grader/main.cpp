@@ -437,7 +437,7 @@ int cmd_test(const TestArgs& a) {
         if (kind != SecondOpinion::none) second_opinion(ctx, lab, check, kind, cpu_binary, ran[i]);
       }
       results.push_back(std::move(ran[i]));
-      if (a.access_report && check.kind == "correctness") {
+      if (a.access_report && check.kind == CheckKind::correctness) {
         if (cpu) {
           std::ifstream in(report);
           const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -455,7 +455,8 @@ int cmd_test(const TestArgs& a) {
       print_check(style, spec, r, s);
       points += s.points;
       max_points += s.max_points;
-      any_failed |= (r.verdict != "pass" && r.verdict != "skipped" && r.verdict != "not_run");
+      any_failed |=
+          (r.verdict != Verdict::pass && r.verdict != Verdict::skipped && r.verdict != Verdict::not_run);
     }
     for (const auto& rep : reports) fmt::print("\n{}", rep);
     print_lab_total(style, lab, points, max_points,
@@ -528,10 +529,10 @@ void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored
   if (!g.error.empty()) fmt::print("{}\n", g.error);
   for (const auto& lab : g.labs) {
     print_lab_header(style, *lab.spec, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
-    if (lab.status != "graded" && !lab.message.empty()) {
-      fmt::print("  {}\n", lab.status == "build_failed" ? "BUILD FAILED"
-                           : lab.status == "missing"    ? "MISSING"
-                                                        : "NOT RUN");
+    if (lab.status != LabStatus::graded && !lab.message.empty()) {
+      fmt::print("  {}\n", lab.status == LabStatus::build_failed ? "BUILD FAILED"
+                           : lab.status == LabStatus::missing    ? "MISSING"
+                                                                 : "NOT RUN");
       std::istringstream in(lab.message);
       for (std::string line; std::getline(in, line);) fmt::print("    {}\n", line);
     } else {
@@ -919,7 +920,7 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
   if (cpu) {
     std::vector<std::string> speed;
     for (const auto& c : lab.checks)
-      if (c.kind == "speed") speed.push_back(c.id);
+      if (c.kind == CheckKind::speed) speed.push_back(c.id);
     ex = ex.for_cpu_mode(speed);
   }
   RunContext ctx;
@@ -957,7 +958,7 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
         second_opinion(
             ctx, lab, check, kind, [&] { return cpu_binary; }, r);
     }
-    if (r.verdict == "skipped") {
+    if (r.verdict == Verdict::skipped) {
       ++skipped;
       fmt::print("{:<20} {:<9} {:<9} {}\n", e.check_id, e.verdict, "skipped",
                  r.notes.empty() ? "" : r.notes[0]);
@@ -967,7 +968,7 @@ int cmd_expect(const fs::path& binary, const fs::path& lab_toml, const fs::path&
     for (const auto& f : r.failures) text += f + "\n";
     for (const auto& n : r.notes) text += n + "\n";
     // One cause leads, and where the variant names it, the right one.
-    const std::string cause = r.verdict == "fail" ? leading_cause_problem(r.failures, e.leads) : "";
+    const std::string cause = r.verdict == Verdict::fail ? leading_cause_problem(r.failures, e.leads) : "";
     const bool ok =
         r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says)) && cause.empty();
     mismatches += !ok;

@@ -21,17 +21,18 @@ std::string paint(const Style& st, fmt::text_style ts, const std::string& text) 
   return st.colour ? fmt::format(ts, "{}", text) : text;
 }
 
-std::string badge(const Style& st, const std::string& verdict) {
-  if (verdict == "pass")
+std::string badge(const Style& st, Verdict verdict) {
+  if (verdict == Verdict::pass)
     return paint(st, fmt::fg(fmt::terminal_color::green) | fmt::emphasis::bold, "PASS   ");
-  if (verdict == "fail") return paint(st, fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold, "FAIL   ");
-  if (verdict == "timeout")
+  if (verdict == Verdict::fail)
+    return paint(st, fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold, "FAIL   ");
+  if (verdict == Verdict::timeout)
     return paint(st, fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold, "TIMEOUT");
-  if (verdict == "crash")
+  if (verdict == Verdict::crash)
     return paint(st, fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold, "CRASH  ");
-  if (verdict == "error")
+  if (verdict == Verdict::error)
     return paint(st, fmt::fg(fmt::terminal_color::red) | fmt::emphasis::bold, "ERROR  ");
-  if (verdict == "skipped") return paint(st, fmt::fg(fmt::terminal_color::yellow), "SKIPPED");
+  if (verdict == Verdict::skipped) return paint(st, fmt::fg(fmt::terminal_color::yellow), "SKIPPED");
   return paint(st, fmt::fg(fmt::terminal_color::yellow), "NOT RUN");
 }
 
@@ -92,10 +93,10 @@ void print_check(const Style& st, const CheckSpec& spec, const CheckResult& r, c
   if (show < r.failures.size())
     fmt::print("{}... and {} more (--verbose shows all)\n", pad, r.failures.size() - show);
   for (const auto& n : r.notes) fmt::print("{}\n", indent(n, pad));
-  if (!score.why.empty() && score.points < score.max_points && r.verdict != "skipped")
+  if (!score.why.empty() && score.points < score.max_points && r.verdict != Verdict::skipped)
     fmt::print("{}points: {}\n", pad, score.why);
-  if (!r.output.empty() &&
-      (st.verbose || r.verdict == "crash" || r.verdict == "error" || r.verdict == "timeout"))
+  if (!r.output.empty() && (st.verbose || r.verdict == Verdict::crash || r.verdict == Verdict::error ||
+                            r.verdict == Verdict::timeout))
     fmt::print("{}output:\n{}\n", pad, indent(r.output, pad + "| "));
 }
 

@@ -268,9 +268,9 @@ std::string report_html(const SubmissionGrade& g) {
     body += fmt::format("<h2>{}: {} &mdash; {:.2f} / {:g}{}</h2>\n", html_escape(lab.spec->id),
                         html_escape(lab.spec->title), lab.points, lab.max_points,
                         lab.weight != 1 ? fmt::format(" (weight {:g})", lab.weight) : "");
-    if (lab.status != "graded") {
+    if (lab.status != LabStatus::graded) {
       body += fmt::format("<p><span class=\"badge {0}\">{0}</span></p>\n<pre>{1}</pre>\n",
-                          html_escape(lab.status), html_escape(lab.message));
+                          spelling(lab.status), html_escape(lab.message));
       continue;
     }
     body += "<table>\n<tr><th></th><th>check</th><th>points</th><th>time</th></tr>\n";
@@ -284,11 +284,11 @@ std::string report_html(const SubmissionGrade& g) {
           "<tr><td><span class=\"badge {0}\">{0}</span></td><td><a href=\"#{1}\">{2}</a>: "
           "{3}</td><td class=\"num\">{4:.2f} / "
           "{5:g}</td><td class=\"num\">{6:.1f} s</td></tr>\n",
-          html_escape(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points,
-          s.max_points, r.seconds);
+          spelling(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points, s.max_points,
+          r.seconds);
       details += fmt::format("<h3 id=\"{}\">{}</h3>\n<pre>{}</pre>\n", anchor, html_escape(spec.name),
                              html_escape(check_output(spec, r, s)));
-      if (spec.kind == "speed")
+      if (spec.kind == CheckKind::speed)
         details += speed_chart_svg(speed_chart(r), fmt::format("{}: {}", lab.spec->id, spec.id));
     }
     body += "</table>\n" + details;

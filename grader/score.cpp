@@ -12,7 +12,7 @@ namespace {
 
 // The rule, on what a verdict is: its verdict, the ratio that may give
 // credit, and whether each check it requires passed.
-CheckScore score(const CheckSpec& spec, const std::string& verdict, std::optional<double> ratio,
+CheckScore score(const CheckSpec& spec, Verdict verdict, std::optional<double> ratio,
                  const std::function<bool(const std::string& id)>& required_passed) {
   CheckScore s;
   s.max_points = spec.points;
@@ -25,12 +25,12 @@ CheckScore score(const CheckSpec& spec, const std::string& verdict, std::optiona
     s.gated = true;
     return s;
   }
-  if (verdict == "not_run" || verdict == "skipped") {
+  if (verdict == Verdict::not_run || verdict == Verdict::skipped) {
     s.why = "not run";
     return s;
   }
-  if (spec.kind == "speed" && spec.credit && ratio && std::isfinite(*ratio) &&
-      (verdict == "pass" || verdict == "fail")) {
+  if (spec.kind == CheckKind::speed && spec.credit && ratio && std::isfinite(*ratio) &&
+      (verdict == Verdict::pass || verdict == Verdict::fail)) {
     // The ratio to 0.01 first: run-to-run noise (about 0.1%) must not move the score.
     const double f = spec.credit->fraction(std::round(*ratio * 100) / 100);
     // Whole hundredths of a point: the same ratio always gives the same score.
@@ -40,7 +40,7 @@ CheckScore score(const CheckSpec& spec, const std::string& verdict, std::optiona
                           spec.credit->full_at, spec.credit->zero_at);
     return s;
   }
-  s.points = verdict == "pass" ? spec.points : 0;
+  s.points = verdict == Verdict::pass ? spec.points : 0;
   return s;
 }
 

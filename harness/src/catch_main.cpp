@@ -74,7 +74,7 @@ class RecordListener : public ListenerBase {
     cudalab::begin_check(std::string(info.name));
     // Correctness checks leave evidence for the grader's judge.
     const cudalab::CheckSpec* spec = cudalab::this_lab().find_by_name(std::string(info.name));
-    cudalab::evidence::set_enabled(spec && spec->kind == "correctness");
+    cudalab::evidence::set_enabled(spec && spec->kind == cudalab::CheckKind::correctness);
   }
 
   CUDALAB_ASSERTION_RESULT assertionEnded(Catch::AssertionStats const& stats) override {

@@ -185,9 +185,10 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
         spec.name[0] == '-' || spec.name[0] == ' ')
       rd.fail(c->get("name"), where + ": name may not contain , [ ] * \\ \" or start with ~, - or a space");
     if (lab.find_by_name(spec.name)) rd.fail(c->get("name"), where + ": a second check has this name");
-    spec.kind = rd.string(*c, "kind", where, true);
-    if (spec.kind != "correctness" && spec.kind != "speed")
-      rd.fail(c->get("kind"), where + ": kind must be \"correctness\" or \"speed\"");
+    const std::string kind = rd.string(*c, "kind", where, true);
+    const auto parsed_kind = parse_check_kind(kind);
+    if (!parsed_kind) rd.fail(c->get("kind"), where + ": kind must be one of " + spellings_of_check_kinds());
+    spec.kind = parsed_kind.value_or(CheckKind::correctness);
     auto points = rd.number(*c, "points", where);
     if (!points) rd.fail(c, where + ": missing 'points'");
     if (*points < 0) rd.fail(c->get("points"), where + ": points must be >= 0");
@@ -196,7 +197,7 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
       spec.judge = rd.string(*c, "judge", where, true);
       if (spec.judge != "values" && spec.judge != "memory")
         rd.fail(c->get("judge"), where + ": judge must be \"values\" or \"memory\"");
-      if (spec.kind != "correctness")
+      if (spec.kind != CheckKind::correctness)
         rd.fail(c->get("judge"), where +
                                      ": judge is for correctness checks (a speed check is judged by the "
                                      "correctness checks it requires)");
@@ -219,14 +220,14 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
     if (c->get("explain")) {
       spec.explain = rd.string(*c, "explain", where, true);
       const CheckSpec* by = lab.find_by_id(spec.explain);
-      if (spec.kind != "speed")
+      if (spec.kind != CheckKind::speed)
         rd.fail(c->get("explain"), where + ": explain is for speed checks (what explains a kernel too slow)");
-      if (!by || by->kind != "correctness")
+      if (!by || by->kind != CheckKind::correctness)
         rd.fail(c->get("explain"),
                 fmt::format("{}: explain = '{}', which is not an earlier correctness check's id", where,
                             spec.explain));
     }
-    if (spec.kind == "speed" && spec.required.empty())
+    if (spec.kind == CheckKind::speed && spec.required.empty())
       rd.fail(c, where +
                      ": a speed check must list the correctness checks it requires (requires = [...]): "
                      "a speed measured on wrong output is meaningless");

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudalab/diagnosis.h"
+#include "cudalab/vocabulary.h"
 
 namespace cudalab {
 
@@ -16,7 +17,7 @@ namespace {
 struct State {
   std::string path;
   int fd = -1;  // the grader's descriptor (--record-fd): no path a student could learn
-  nlohmann::json doc = {{"format", "cudalab-record/1"}, {"checks", nlohmann::json::array()}};
+  nlohmann::json doc = {{"format", kRecordFormat}, {"checks", nlohmann::json::array()}};
   nlohmann::json check;  // the running one
   std::string name;
   int run = 0, not_run = 0;
@@ -79,7 +80,7 @@ void begin_check(const std::string& name) {
   State& s = state();
   s.name = name;
   s.check = {{"name", name},
-             {"verdict", "running"},
+             {"verdict", spelling(Verdict::running)},
              {"failures", nlohmann::json::array()},
              {"notes", nlohmann::json::array()},
              {"measurements", nlohmann::json::array()}};
@@ -106,7 +107,9 @@ void end_check(bool passed, double seconds) {
   State& s = state();
   const bool not_run = s.check.contains("not_run");
   // A check that did not run never counts as passed, whatever Catch2 saw.
-  s.check["verdict"] = not_run && passed ? "not_run" : passed ? "pass" : "fail";
+  s.check["verdict"] = spelling(not_run && passed ? Verdict::not_run
+                                : passed          ? Verdict::pass
+                                                  : Verdict::fail);
   // One cause first, from all the shapes the check ran (diagnosis.h).
   if (!passed)
     if (const std::string lead = diagnosis::lead(diagnosis::facts()); !lead.empty()) {

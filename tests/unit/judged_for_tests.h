@@ -15,7 +15,7 @@ struct JudgedForTests {
   static Judged make(CheckResult r) {
     Judged j;
     j.r_ = std::move(r);
-    if (j.r_.kind == "speed" && (j.r_.verdict == "pass" || j.r_.verdict == "fail"))
+    if (j.r_.kind == CheckKind::speed && (j.r_.verdict == Verdict::pass || j.r_.verdict == Verdict::fail))
       if (const Measurement* m = j.r_.find("ratio"); m && std::isfinite(m->value)) j.ratio_ = m->value;
     return j;
   }

@@ -100,7 +100,7 @@ namespace {
 
 CheckResult failed_with(std::vector<std::string> failures) {
   CheckResult r;
-  r.id = "ragged", r.kind = "correctness", r.verdict = "fail";
+  r.id = "ragged", r.kind = CheckKind::correctness, r.verdict = Verdict::fail;
   r.failures = std::move(failures);
   return r;
 }
@@ -133,10 +133,10 @@ TEST_CASE("a boundary-looking failure on the GPU gets a second look in CPU mode,
                          true) == SecondOpinion::cpu_mode);
   // Passing checks, speed checks and failures without a lead are left alone.
   CheckResult pass = failed_with({});
-  pass.verdict = "pass";
+  pass.verdict = Verdict::pass;
   CHECK(second_opinion_for(pass, true) == SecondOpinion::none);
   CheckResult speed = failed_with({kBoundaryLead});
-  speed.kind = "speed";
+  speed.kind = CheckKind::speed;
   CHECK(second_opinion_for(speed, true) == SecondOpinion::none);
   CHECK(second_opinion_for(failed_with({"not implemented yet"}), true) == SecondOpinion::none);
 }
@@ -238,7 +238,7 @@ CheckResult hung_on_gpu() {
                    "solution took 0.6 s) and was stopped: the kernel or the launcher never "
                    "returned. An endless loop? (a loop whose index never advances, or a "
                    "__syncthreads that not every thread of the block reaches)"});
-  r.verdict = "timeout";
+  r.verdict = Verdict::timeout;
   return r;
 }
 
@@ -250,7 +250,7 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
   // the barrier.
   REQUIRE(second_opinion_for(hung_on_gpu(), true) == SecondOpinion::cpu_mode);
   CheckResult speed = hung_on_gpu();
-  speed.kind = "speed";
+  speed.kind = CheckKind::speed;
   CHECK(second_opinion_for(speed, true) == SecondOpinion::none);
 
   CheckResult r = hung_on_gpu();
@@ -259,7 +259,7 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
   CHECK(r.failures[0].rfind("Diagnosis: a __syncthreads() that some threads never reach: at M=17", 0) == 0);
   CHECK(r.failures[0].find("the check never finished") != std::string::npos);
   CHECK(r.failures[1].rfind("the check did not finish within 10 s", 0) == 0);
-  CHECK(r.verdict == "timeout");  // the points are the timeout's: none
+  CHECK(r.verdict == Verdict::timeout);  // the points are the timeout's: none
 
   // CPU mode did not finish either: no barrier was seen, the loop leads.
   CheckResult loop = hung_on_gpu();
@@ -291,7 +291,7 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
   CheckResult other = hung_on_gpu();
   CHECK_FALSE(merge_cpu_mode(failed_with({kBoundaryLead}), other));
   CheckResult passed = failed_with({});
-  passed.verdict = "pass";
+  passed.verdict = Verdict::pass;
   CHECK_FALSE(merge_cpu_mode(passed, other));
   CHECK(other.failures.size() == 1);
 }
@@ -312,12 +312,12 @@ TEST_CASE(
             0) == 0);
   CHECK(r.failures[0].find("blockDim.x * gridDim.x") != std::string::npos);
   CHECK(r.failures[1] == hung_on_gpu().failures[0]);  // the limit's details stay below
-  CHECK(r.verdict == "timeout");
+  CHECK(r.verdict == Verdict::timeout);
 
   // Only once, and only for a correctness check that timed out.
   CHECK_FALSE(lead_hang_in_cpu_mode(r));
   CheckResult speed = hung_on_gpu();
-  speed.kind = "speed";
+  speed.kind = CheckKind::speed;
   CHECK_FALSE(lead_hang_in_cpu_mode(speed));
   CheckResult failed = failed_with({kBoundaryLead});
   CHECK_FALSE(lead_hang_in_cpu_mode(failed));
@@ -329,7 +329,7 @@ TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was
   CHECK_FALSE(merge_cpu_mode(failed_with({kBoundaryLead}), r));
   CHECK_FALSE(merge_cpu_mode(failed_with({"the check crashed"}), r));
   CheckResult passed = failed_with({});
-  passed.verdict = "pass";
+  passed.verdict = Verdict::pass;
   CHECK_FALSE(merge_cpu_mode(passed, r));
   CHECK(r.failures == before.failures);
 }
@@ -434,8 +434,8 @@ TEST_CASE("an unconfirmed race that CPU mode shows as a skipped barrier becomes 
 TEST_CASE("an unconfirmed race where CPU mode saw nothing says what else changes results from run to run") {
   CheckResult r = failed_with({"Diagnosis: a race between threads. Run twice ...", "detail"});
   CheckResult passed;
-  passed.kind = "correctness";
-  passed.verdict = "pass";
+  passed.kind = CheckKind::correctness;
+  passed.verdict = Verdict::pass;
   REQUIRE(merge_unconfirmed_race(passed, r));
   REQUIRE(r.failures.size() == 3);
   CHECK(r.failures[0].rfind("Diagnosis: a race between threads", 0) == 0);

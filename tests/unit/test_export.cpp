@@ -43,14 +43,14 @@ SubmissionGrade graded(const LabSpec& spec, bool square_passes, double ratio) {
   LabGrade lab;
   lab.spec = &spec;
   lab.weight = 2;
-  lab.status = "graded";
+  lab.status = LabStatus::graded;
   CheckResult sq;
-  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = "correctness";
-  sq.verdict = square_passes ? "pass" : "fail";
+  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = CheckKind::correctness;
+  sq.verdict = square_passes ? Verdict::pass : Verdict::fail;
   if (!square_passes) sq.failures.push_back("C[1][2] = 3 (expected 4)");
   CheckResult fast;
-  fast.id = "fast", fast.name = spec.checks[1].name, fast.kind = "speed";
-  fast.verdict = ratio >= 1.3 ? "pass" : "fail";
+  fast.id = "fast", fast.name = spec.checks[1].name, fast.kind = CheckKind::speed;
+  fast.verdict = ratio >= 1.3 ? Verdict::pass : Verdict::fail;
   fast.measurements.push_back({"ratio", ratio, "x"});
   lab.results = JudgedForTests::make({sq, fast});
   g.labs.push_back(lab);
@@ -161,7 +161,7 @@ TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the 
   // As the grader reports it: not timed at all.
   SubmissionGrade n = graded(spec, false, 2.0);
   CheckResult& fast = JudgedForTests::words(n.labs[0].results[1]);
-  fast.verdict = "not_run";
+  fast.verdict = Verdict::not_run;
   fast.measurements.clear();
   fast.failures = {"not timed: 'square' failed (a speed check counts only for correct code)"};
   JudgedForTests::retime(n.labs[0].results[1]);

@@ -28,7 +28,7 @@ TEST_CASE("A check record round-trips from the test binary to the grader") {
   ss << in.rdbuf();
   CheckResult r;
   REQUIRE(parse_check_record(ss.str(), "it works", r));
-  CHECK(r.verdict == "fail");
+  CHECK(r.verdict == Verdict::fail);
   CHECK(r.failures == std::vector<std::string>{"C[1][2] is wrong"});
   CHECK(r.notes == std::vector<std::string>{"a note"});
   REQUIRE(r.find("ratio"));
@@ -36,7 +36,7 @@ TEST_CASE("A check record round-trips from the test binary to the grader") {
 
   CheckResult nr;
   REQUIRE(parse_check_record(ss.str(), "speed in cpu mode", nr));
-  CHECK(nr.verdict == "not_run");  // never "pass"
+  CHECK(nr.verdict == Verdict::not_run);  // never "pass"
   CHECK_FALSE(parse_check_record(ss.str(), "no such check", nr));
   CHECK_FALSE(parse_check_record("{not json", "it works", nr));
   std::filesystem::remove(path);

@@ -39,8 +39,8 @@ credit = { zero_at = 1.0, full_at = 1.3 }
 CheckResult timed_matmul(double student_ms) {
   // 1024^3: 2.1 GFLOP, 12 MiB of compulsory traffic; an H100's peaks.
   CheckResult r;
-  r.id = "fast", r.name = "tiled matmul is faster than naive", r.kind = "speed";
-  r.verdict = "fail";
+  r.id = "fast", r.name = "tiled matmul is faster than naive", r.kind = CheckKind::speed;
+  r.verdict = Verdict::fail;
   r.measurements = {{"student_ms", student_ms, "ms"},
                     {"naive_ms", 0.428, "ms"},
                     {"ratio", 0.428 / student_ms, "x"},
@@ -75,7 +75,7 @@ TEST_CASE("a speed check's record gives the chart its work, peaks and kernels, t
   CHECK(foil);
   // Nothing measured (CPU mode): no chart.
   CheckResult none;
-  none.kind = "speed";
+  none.kind = CheckKind::speed;
   CHECK(speed_chart(none).points.empty());
   CHECK(speed_chart_svg(speed_chart(none), "x").empty());
 }
@@ -91,7 +91,7 @@ TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a
   CHECK(roof.find("your kernel: 4994 GFLOP/s (0.430 ms, 7% of the FP32 peak)") != std::string::npos);
 
   CheckResult t;
-  t.kind = "speed";
+  t.kind = CheckKind::speed;
   t.measurements = {{"student_ms", 0.198, "ms"},           {"reference_ms", 0.197, "ms"},
                     {"chart_bytes", 536870912, "B"},       {"chart_flops", 0, "FLOP"},
                     {"chart_peak_dram_gbs", 3352, "GB/s"}, {"copy_gbs", 2747, "GB/s"}};
@@ -110,9 +110,10 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
   g.gpu_line = "NVIDIA H100 80GB HBM3";
   LabGrade lab;
   lab.spec = &spec;
-  lab.status = "graded";
+  lab.status = LabStatus::graded;
   CheckResult sq;
-  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = "correctness", sq.verdict = "pass";
+  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = CheckKind::correctness,
+  sq.verdict = Verdict::pass;
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
@@ -154,9 +155,10 @@ TEST_CASE("report.html for the browser test is written where it is asked for") {
   g.gpu_line = "NVIDIA H100 80GB HBM3 (made-up results)";
   LabGrade lab;
   lab.spec = &spec;
-  lab.status = "graded";
+  lab.status = LabStatus::graded;
   CheckResult sq;
-  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = "correctness", sq.verdict = "pass";
+  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = CheckKind::correctness,
+  sq.verdict = Verdict::pass;
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);

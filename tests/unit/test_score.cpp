@@ -16,7 +16,7 @@ namespace {
 CheckSpec speed_spec() {
   CheckSpec s;
   s.id = "fast";
-  s.kind = "speed";
+  s.kind = CheckKind::speed;
   s.points = 20;
   s.required = {"square"};
   s.numbers["min_ratio"] = 1.3;
@@ -24,7 +24,7 @@ CheckSpec speed_spec() {
   return s;
 }
 
-CheckResult result(const std::string& id, const std::string& verdict, double ratio = -1) {
+CheckResult result(const std::string& id, Verdict verdict, double ratio = -1) {
   CheckResult r;
   r.id = id;
   r.verdict = verdict;
@@ -35,63 +35,64 @@ CheckResult result(const std::string& id, const std::string& verdict, double rat
 }  // namespace
 
 // A verdict as if the grader had reached it (the exports' tests do the same).
-Judged judged(const std::string& id, const std::string& verdict, double ratio = -1) {
+Judged judged(const std::string& id, Verdict verdict, double ratio = -1) {
   CheckResult r = result(id, verdict, ratio);
-  r.kind = id == "fast" ? "speed" : "correctness";
+  r.kind = id == "fast" ? CheckKind::speed : CheckKind::correctness;
   return JudgedForTests::make(r);
 }
 
 TEST_CASE("Correctness checks are all or nothing") {
   CheckSpec c;
   c.id = "square";
-  c.kind = "correctness";
+  c.kind = CheckKind::correctness;
   c.points = 20;
-  CHECK(score_check(c, judged("square", "pass"), {}).points == 20);
-  CHECK(score_check(c, judged("square", "fail"), {}).points == 0);
-  CHECK(score_check(c, judged("square", "timeout"), {}).points == 0);
+  CHECK(score_check(c, judged("square", Verdict::pass), {}).points == 20);
+  CHECK(score_check(c, judged("square", Verdict::fail), {}).points == 0);
+  CHECK(score_check(c, judged("square", Verdict::timeout), {}).points == 0);
 }
 
 TEST_CASE("A speed check scores nothing unless its correctness checks passed") {
   const auto spec = speed_spec();
-  const auto fast = judged("fast", "pass", 1.5);
-  const auto s = score_check(spec, fast, {judged("square", "fail"), fast});
+  const auto fast = judged("fast", Verdict::pass, 1.5);
+  const auto s = score_check(spec, fast, {judged("square", Verdict::fail), fast});
   CHECK(s.points == 0);
   CHECK_THAT(s.why, Catch::Contains("'square'"));
   CHECK(s.gated);  // so the exports report it failed, whatever its verdict
-  CHECK_FALSE(score_check(spec, fast, {judged("square", "pass"), fast}).gated);
+  CHECK_FALSE(score_check(spec, fast, {judged("square", Verdict::pass), fast}).gated);
 }
 
 TEST_CASE("Speed credit is linear between the curve's ends") {
   const auto spec = speed_spec();
-  const auto ok = judged("square", "pass");
-  CHECK(score_check(spec, judged("fast", "pass", 1.3), {ok}).points == 20);
-  CHECK(score_check(spec, judged("fast", "pass", 2.0), {ok}).points == 20);
-  CHECK(score_check(spec, judged("fast", "fail", 1.15), {ok}).points == Approx(10));
-  CHECK(score_check(spec, judged("fast", "fail", 0.9), {ok}).points == 0);
+  const auto ok = judged("square", Verdict::pass);
+  CHECK(score_check(spec, judged("fast", Verdict::pass, 1.3), {ok}).points == 20);
+  CHECK(score_check(spec, judged("fast", Verdict::pass, 2.0), {ok}).points == 20);
+  CHECK(score_check(spec, judged("fast", Verdict::fail, 1.15), {ok}).points == Approx(10));
+  CHECK(score_check(spec, judged("fast", Verdict::fail, 0.9), {ok}).points == 0);
 }
 
 TEST_CASE("A speed check that measured nothing scores nothing") {
   const auto spec = speed_spec();
-  CHECK(score_check(spec, judged("fast", "fail"), {judged("square", "pass")}).points == 0);
-  CHECK(score_check(spec, judged("fast", "not_run"), {judged("square", "pass")}).points == 0);
+  CHECK(score_check(spec, judged("fast", Verdict::fail), {judged("square", Verdict::pass)}).points == 0);
+  CHECK(score_check(spec, judged("fast", Verdict::not_run), {judged("square", Verdict::pass)}).points == 0);
 }
 
 TEST_CASE("A speed check's ratio counts only when the grader's replay timed it", "[trust]") {
   const auto spec = speed_spec();
-  const auto ok = judged("square", "pass");
+  const auto ok = judged("square", Verdict::pass);
   // The grader's replay (a Testimony): its ratio gives credit.
-  CheckResult replayed = result("fast", "fail", 1.15);
-  replayed.kind = "speed";
+  CheckResult replayed = result("fast", Verdict::fail, 1.15);
+  replayed.kind = CheckKind::speed;
   const Judged timed = judge_speed_timed(Testimony{replayed});
   REQUIRE(timed.timed_ratio());
   CHECK(score_check(spec, timed, {ok}).points == Approx(10));
   // The student's own traced run (a Claim), failing but carrying a ratio of
   // 9.99, or passing with one: not timed, nothing scored, nothing of its
   // numbers shown.
-  for (const char* verdict : {"fail", "pass", "not_run", "crash", "timeout"}) {
+  for (const Verdict verdict :
+       {Verdict::fail, Verdict::pass, Verdict::not_run, Verdict::crash, Verdict::timeout}) {
     CAPTURE(verdict);
     CheckResult forged = result("fast", verdict, 9.99);
-    forged.kind = "speed";
+    forged.kind = CheckKind::speed;
     forged.failures = {"anything at all"};
     const Judged j = judge_speed_untimed(Claim{forged, {}});
     CHECK_FALSE(j.passed());
@@ -105,48 +106,49 @@ TEST_CASE("A speed check's ratio counts only when the grader's replay timed it",
 TEST_CASE("A correctness pass claimed without the reference's evidence is never a pass", "[trust]") {
   CheckSpec c;
   c.id = "square";
-  c.kind = "correctness";
+  c.kind = CheckKind::correctness;
   c.points = 20;
   const Judged j =
-      judge_correctness(Claim{result("square", "pass"), {}}, "/nonexistent/reference.evidence", c);
-  CHECK(j.verdict() == "error");
+      judge_correctness(Claim{result("square", Verdict::pass), {}}, "/nonexistent/reference.evidence", c);
+  CHECK(j.verdict() == Verdict::error);
   CHECK(score_check(c, j, {}).points == 0);
   // A failure claimed stands as it is, whatever the evidence.
-  CHECK(judge_correctness(Claim{result("square", "fail"), {}}, "/nonexistent", c).verdict() == "fail");
+  CHECK(judge_correctness(Claim{result("square", Verdict::fail), {}}, "/nonexistent", c).verdict() ==
+        Verdict::fail);
 }
 
 TEST_CASE("Words can be rewritten, verdicts and timed ratios cannot", "[trust]") {
-  const Judged before = judged("square", "fail");
+  const Judged before = judged("square", Verdict::fail);
   Judged j = before;
   j.edit_words([](CheckResult& w) {
-    w.verdict = "pass";
+    w.verdict = Verdict::pass;
     w.measurements.push_back({"ratio", 9.99, "x"});
     w.failures.insert(w.failures.begin(), "Diagnosis: a second look.");
   });
-  CHECK(j.verdict() == "fail");
+  CHECK(j.verdict() == Verdict::fail);
   CHECK(j.result().measurements.empty());
   CHECK(j.result().failures.front() == "Diagnosis: a second look.");
   // A sanitizer's report fails a pass; it never raises anything.
-  Judged p = judged("square", "pass");
+  Judged p = judged("square", Verdict::pass);
   p.lower_to_fail("compute-sanitizer (racecheck) reported an error");
-  CHECK(p.verdict() == "fail");
-  Judged t = judged("square", "timeout");
+  CHECK(p.verdict() == Verdict::fail);
+  Judged t = judged("square", Verdict::timeout);
   t.lower_to_fail("x");
-  CHECK(t.verdict() == "timeout");
+  CHECK(t.verdict() == Verdict::timeout);
 }
 
 TEST_CASE("The grader's own word never passes a check", "[trust]") {
   CheckSpec c;
   c.id = "square";
-  c.kind = "correctness";
-  CHECK(judge_by_grader(c, "pass", "").verdict() == "error");
-  CHECK(judge_failed_testimony(Testimony{result("square", "pass")}).verdict() == "error");
+  c.kind = CheckKind::correctness;
+  CHECK(judge_by_grader(c, Verdict::pass, "").verdict() == Verdict::error);
+  CHECK(judge_failed_testimony(Testimony{result("square", Verdict::pass)}).verdict() == Verdict::error);
 }
 
 TEST_CASE("./cudalab test previews the points of the checks it ran itself") {
   const auto spec = speed_spec();
-  CHECK(preview_check_score(spec, result("fast", "fail", 1.15), {result("square", "pass")}).points ==
-        Approx(10));
+  CHECK(preview_check_score(spec, result("fast", Verdict::fail, 1.15), {result("square", Verdict::pass)})
+            .points == Approx(10));
 }
 
 TEST_CASE("Expectation files give verdicts and phrases per check") {
@@ -162,7 +164,7 @@ ragged = { verdict = "fail", says = "boundary" }
   REQUIRE(f.expectations.size() == 2);
   const Expectation* ragged = f.find("ragged");
   REQUIRE(ragged);
-  CHECK(ragged->verdict == "fail");
+  CHECK(ragged->verdict == Verdict::fail);
   CHECK(ragged->says == "boundary");
   REQUIRE(f.find("square"));
   CHECK(f.find("square")->says.empty());

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cudalab/vocabulary.h"
+
 namespace cudalab {
 
 class ManifestError : public std::runtime_error {
@@ -27,9 +29,9 @@ struct Credit {
 };
 
 struct CheckSpec {
-  std::string id;                      // short, stable: "ragged", "faster-than-naive"
-  std::string name;                    // the Catch2 test case: a sentence
-  std::string kind;                    // "correctness" or "speed"
+  std::string id;    // short, stable: "ragged", "faster-than-naive"
+  std::string name;  // the Catch2 test case: a sentence
+  CheckKind kind = CheckKind::correctness;
   std::string visibility = "visible";  // visible, hidden, after_due_date, after_published
   // How the grader judges a correctness check's outputs outside the test
   // process (cudalab/evidence.h): "values" or "memory".

@@ -1,0 +1,49 @@
+// The shared vocabulary (cudalab/vocabulary.h): every enum value has one
+// spelling that reads back as itself, and the record reader refuses a record
+// of a format it does not know.
+#include <catch2/catch.hpp>
+
+#include "checks.h"
+#include "cudalab/vocabulary.h"
+
+using namespace cudalab;
+
+TEST_CASE("Every verdict, check kind and lab status reads back from its spelling", "[vocabulary]") {
+  for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::not_run, Verdict::skipped, Verdict::timeout,
+                    Verdict::crash, Verdict::error, Verdict::running}) {
+    CAPTURE(spelling(v));
+    CHECK(parse_verdict(spelling(v)) == v);
+    CHECK(fmt::format("{}", v) == spelling(v));
+  }
+  for (CheckKind k : {CheckKind::correctness, CheckKind::speed}) CHECK(parse_check_kind(spelling(k)) == k);
+  for (LabStatus s : {LabStatus::graded, LabStatus::missing, LabStatus::build_failed, LabStatus::rejected,
+                      LabStatus::not_run})
+    CHECK(parse_lab_status(spelling(s)) == s);
+  CHECK(spelling(Verdict::not_run) == "not_run");
+  CHECK(spellings_of_check_kinds() == "correctness, speed");
+}
+
+TEST_CASE("A misspelt verdict, kind or status is no value at all", "[vocabulary]") {
+  CHECK_FALSE(parse_verdict("not-run"));
+  CHECK_FALSE(parse_verdict("PASS"));
+  CHECK_FALSE(parse_verdict(""));
+  CHECK_FALSE(parse_check_kind("correct"));
+  CHECK_FALSE(parse_lab_status("build-failed"));
+}
+
+TEST_CASE("The grader reads only records of the format the harness writes", "[vocabulary][record]") {
+  const auto record = [](const std::string& format, const std::string& verdict) {
+    return R"({"format": ")" + format + R"(", "checks": [{"name": "c", "verdict": ")" + verdict +
+           R"(", "failures": [], "notes": [], "measurements": []}]})";
+  };
+  CheckResult r;
+  REQUIRE(parse_check_record(record(std::string(kRecordFormat), "pass"), "c", r));
+  CHECK(r.verdict == Verdict::pass);
+  CheckResult other;
+  CHECK_FALSE(parse_check_record(record("cudalab-record/2", "pass"), "c", other));
+  CHECK_FALSE(parse_check_record(R"({"checks": [{"name": "c", "verdict": "pass"}]})", "c", other));
+  // A verdict outside the vocabulary is no verdict.
+  CheckResult odd;
+  REQUIRE(parse_check_record(record(std::string(kRecordFormat), "passed"), "c", odd));
+  CHECK(odd.verdict == Verdict::error);
+}
