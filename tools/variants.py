@@ -18,7 +18,8 @@ may itself be a patch); its `+++` line names FILE, the patch's own path less
   variants.py diff BASE EDITED [--as FILE]   a patch from BASE to EDITED on stdout
   variants.py refresh                   remake every patch against its base as the base is now
 
-Every command takes --root DIR (default: the tree this script is in).
+Before the command, --root DIR names the source tree (default: the one this
+script is in): `variants.py --root DIR check`.
 
 A patch applies as `git apply` applies one: every context and removed line must
 match the base exactly (no fuzz), at the line the hunk names or, when the base
@@ -332,8 +333,9 @@ def default_base(tree, target):
                 lab = tomllib.load(f).get("lab")
             if lab:
                 return f"solutions/{lab}/{name}"
-    raise PatchError(f"{target}: no default base here (a variant's or a gallery entry's file has one): "
-                     "name it with --base")
+    raise PatchError(f"{target}: no default base: a variant's file (tests/variants/<lab>/<name>/FILE) or a "
+                     "gallery entry's (tests/gallery/NN_name/FILE, once its entry.toml names the lab) starts from "
+                     "the lab's solution; name a base with --base")
 
 
 def cmd_check(tree, against):
