@@ -5,7 +5,8 @@ each against its expected verdict.
   run_gallery.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR [--host-only | --require-gpu | --cpu] [--only TEXT]... [--keep] [--gpus N]
 
 Every folder tests/gallery/NN_name/ with an entry.toml is one submission for
-one lab (README.md in this folder describes entry.toml). Each submission also
+one lab (README.md in this folder describes entry.toml); a FILE.patch there
+hands in the file it makes on its base (tools/variants.py). Each submission also
 carries the solution of one known-good lab (02_naive_matmul, or 03_tiling for
 an entry about lab 02), which must come out untouched: full points with a GPU,
 built and "not_run" without one. All submissions are graded in one batch with
@@ -45,6 +46,7 @@ removes what it unpacked (a failing line of the run, not a row).
 """
 import argparse
 import csv
+import importlib.util
 import json
 import os
 import re
@@ -162,18 +164,40 @@ def extra_lab(entry):
     return "03_tiling" if entry["lab"] == "02_naive_matmul" else "02_naive_matmul"
 
 
+def source_tree(src):
+    """tools/variants.py's view of the source tree, where FILE.patch stands
+    for FILE (tests/variants/README.md)."""
+    spec = importlib.util.spec_from_file_location("variants", os.path.join(src, "tools", "variants.py"))
+    variants = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(variants)
+    return variants.Tree(src), variants.PatchError
+
+
 def entry_items(entry, src, labs):
     """What the submission holds: (relative path, kind, value) with kind
-    'bytes', 'sparse' (a size) or 'symlink' (a target)."""
+    'bytes', 'sparse' (a size) or 'symlink' (a target). An entry's FILE.patch,
+    and a [[create]] from = FILE where FILE.patch stands for FILE, give the
+    file the patch makes on its base."""
     items = []
     folder = entry["folder"]
-    for dirpath, _, files in os.walk(folder):
-        for f in sorted(files):
-            rel = os.path.relpath(os.path.join(dirpath, f), folder)
-            if rel == "entry.toml":
-                continue
-            with open(os.path.join(folder, rel), "rb") as fh:
-                items.append((rel, "bytes", fh.read()))
+    tree, PatchError = source_tree(src)
+    try:
+        for dirpath, _, files in os.walk(folder):
+            for f in sorted(files):
+                rel = os.path.relpath(os.path.join(dirpath, f), folder)
+                if rel == "entry.toml":
+                    continue
+                if rel.endswith(".patch"):
+                    if os.path.exists(os.path.join(folder, rel[:-len(".patch")])):
+                        raise EntryError(f"{entry['name']}: both {rel[:-len('.patch')]} and {rel}: keep one")
+                    items.append((rel[:-len(".patch")], "bytes",
+                                  tree.make(os.path.relpath(os.path.join(dirpath, f), tree.root).replace(os.sep, "/"))))
+                    continue
+                with open(os.path.join(folder, rel), "rb") as fh:
+                    items.append((rel, "bytes", fh.read()))
+        froms = {c["from"]: tree.read(c["from"]) for c in entry.get("create", []) if "from" in c}
+    except PatchError as e:
+        raise EntryError(f"{entry['name']}: {e}")
     for c in entry.get("create", []):
         # count = N: N files, "{i}" in the path numbered 1 to N (zero-padded to N's width).
         count = c.get("count")
@@ -185,10 +209,7 @@ def entry_items(entry, src, labs):
         if "size" in c:
             items += [(path, "sparse", int(c["size"])) for path in paths]
             continue
-        data = b""
-        if "from" in c:
-            with open(os.path.join(src, c["from"]), "rb") as fh:
-                data = fh.read()
+        data = froms.get(c.get("from"), b"")
         data += c.get("text", "").encode()
         if "pad_to" in c:
             line = b"// padding: this student file is over the size limit for a source file.............\n"
