@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
 #include <pugixml.hpp>
 #include <sstream>
 
 #include "report.h"
+#include "report_html.h"
 
 namespace cudalab {
 
@@ -16,13 +18,16 @@ double round2(double x) {
   return std::round(x * 100) / 100;
 }
 
-std::string test_name(const LabGrade& lab, const CheckSpec& c) {
-  return fmt::format("{}: {}", lab.spec->id, c.name);
+std::string test_name(const GradedLab& lab, const GradedCheck& c) {
+  return fmt::format("{}: {}", lab.id, c.spec.name);
 }
 
 }  // namespace
 
-std::string check_output(const CheckSpec& spec, const CheckResult& r, const CheckScore& s) {
+std::string check_output(const GradedCheck& c) {
+  const CheckSpec& spec = c.spec;
+  const CheckResult& r = c.result;
+  const CheckScore& s = c.score;
   std::string out = fmt::format("{} ({:.2f}/{:g} points)", r.verdict, s.points, s.max_points);
   // A check that counts for nothing because a check it requires failed says
   // so first ("not timed: 'square' failed"), whatever its own verdict.
@@ -42,7 +47,7 @@ std::string check_output(const CheckSpec& spec, const CheckResult& r, const Chec
   return out;
 }
 
-std::string submission_output(const SubmissionGrade& g) {
+std::string submission_output(const GradeDocument& g) {
   std::string out = fmt::format("cudalab: {:.2f} / {:g} points", g.score, g.max_score);
   out += g.gpu        ? fmt::format(" (GPU: {})\n", g.gpu_line)
          : g.cpu_mode ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run{})\n",
@@ -50,7 +55,7 @@ std::string submission_output(const SubmissionGrade& g) {
                       : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
   if (!g.error.empty()) out += g.error + "\n";
   for (const auto& lab : g.labs) {
-    out += fmt::format("{}: {:.2f} / {:g}", lab.spec->id, lab.points, lab.max_points);
+    out += fmt::format("{}: {:.2f} / {:g}", lab.id, lab.points, lab.max_points);
     if (lab.weight != 1) out += fmt::format(" (weight {:g})", lab.weight);
     if (lab.status != LabStatus::graded) out += fmt::format(" [{}] {}", lab.status, lab.message);
     out += "\n";
@@ -63,51 +68,45 @@ std::string submission_output(const SubmissionGrade& g) {
   return out;
 }
 
-nlohmann::json gradescope_json(const SubmissionGrade& g) {
+nlohmann::json gradescope_json(const GradeDocument& g) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& lab : g.labs) {
-    for (std::size_t i = 0; i < lab.results.size(); ++i) {
-      const CheckSpec& c = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i].result();
-      const CheckScore& s = lab.scores[i];
+    for (std::size_t i = 0; i < lab.checks.size(); ++i) {
+      const GradedCheck& c = lab.checks[i];
+      const CheckScore& s = c.score;
       tests.push_back({{"name", test_name(lab, c)},
-                       {"number", fmt::format("{}.{}", lab.spec->id.substr(0, 2), i + 1)},
+                       {"number", fmt::format("{}.{}", lab.id.substr(0, 2), i + 1)},
                        {"score", round2(lab.weight * s.points)},
                        {"max_score", round2(lab.weight * s.max_points)},
                        // status follows points: a passing check that does not count is failed
-                       {"status", r.passed() && !s.gated ? "passed" : "failed"},
-                       {"output", check_output(c, r, s)},
-                       {"visibility", c.visibility}});
+                       {"status", c.result.passed() && !s.gated ? "passed" : "failed"},
+                       {"output", check_output(c)},
+                       {"visibility", c.spec.visibility}});
     }
   }
   // How it was graded, for scripts: "gpu", "cpu" (CPU mode: correctness
   // only) or "none" (no GPU: built, checks not run).
-  const nlohmann::json mode = {{"mode", g.gpu        ? "gpu"
-                                        : g.cpu_mode ? "cpu"
-                                                     : "none"},
-                               {"provisional", g.provisional},
-                               {"gpu", g.gpu_line}};
+  const nlohmann::json mode = {{"mode", g.mode()}, {"provisional", g.provisional}, {"gpu", g.gpu_line}};
   return {{"score", round2(g.score)},         {"execution_time", std::lround(g.seconds)},
           {"output", submission_output(g)},   {"visibility", "visible"},
           {"stdout_visibility", "hidden"},    {"tests", tests},
           {"extra_data", {{"cudalab", mode}}}};
 }
 
-nlohmann::json prairielearn_json(const SubmissionGrade& g) {
+nlohmann::json prairielearn_json(const GradeDocument& g) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& lab : g.labs) {
-    for (std::size_t i = 0; i < lab.results.size(); ++i) {
-      const CheckSpec& c = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i].result();
-      const CheckScore& s = lab.scores[i];
+    for (const GradedCheck& c : lab.checks) {
+      const CheckScore& s = c.score;
+      const CheckResult& r = c.result;
       std::string message = r.failures.empty() ? "" : r.failures.front();
       if (message.size() > 300) message = message.substr(0, 300) + "...";
       tests.push_back({{"name", test_name(lab, c)},
-                       {"description", c.kind == CheckKind::speed ? "speed check" : "correctness check"},
+                       {"description", c.spec.kind == CheckKind::speed ? "speed check" : "correctness check"},
                        {"points", round2(lab.weight * s.points)},
                        {"max_points", round2(lab.weight * s.max_points)},
                        {"message", message},
-                       {"output", check_output(c, r, s)}});
+                       {"output", check_output(c)}});
     }
   }
   return {{"gradable", g.error.empty()},
@@ -117,7 +116,7 @@ nlohmann::json prairielearn_json(const SubmissionGrade& g) {
           {"tests", tests}};
 }
 
-std::string junit_xml(const SubmissionGrade& g) {
+std::string junit_xml(const GradeDocument& g) {
   pugi::xml_document doc;
   auto decl = doc.append_child(pugi::node_declaration);
   decl.append_attribute("version") = "1.0";
@@ -127,18 +126,18 @@ std::string junit_xml(const SubmissionGrade& g) {
   int all_tests = 0, all_failures = 0, all_skipped = 0;
   for (const auto& lab : g.labs) {
     auto suite = suites.append_child("testsuite");
-    suite.append_attribute("name") = lab.spec->id.c_str();
+    suite.append_attribute("name") = lab.id.c_str();
     int failures = 0, errors = 0, skipped = 0;
     double time = 0;
-    for (std::size_t i = 0; i < lab.results.size(); ++i) {
-      const CheckSpec& c = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i].result();
+    for (const GradedCheck& check : lab.checks) {
+      const CheckSpec& c = check.spec;
+      const CheckResult& r = check.result;
       auto tc = suite.append_child("testcase");
-      tc.append_attribute("classname") = lab.spec->id.c_str();
+      tc.append_attribute("classname") = lab.id.c_str();
       tc.append_attribute("name") = c.name.c_str();
       tc.append_attribute("time") = fmt::format("{:.3f}", r.seconds).c_str();
       time += r.seconds;
-      const std::string text = check_output(c, r, lab.scores[i]);
+      const std::string text = check_output(check);
       if (r.verdict == Verdict::not_run || r.verdict == Verdict::skipped) {
         tc.append_child("skipped").append_attribute("message") =
             (r.failures.empty() ? "not run" : r.failures[0]).c_str();
@@ -161,12 +160,12 @@ std::string junit_xml(const SubmissionGrade& g) {
       }
       tc.append_child("system-out").text().set(text.c_str());
     }
-    suite.append_attribute("tests") = static_cast<int>(lab.results.size());
+    suite.append_attribute("tests") = static_cast<int>(lab.checks.size());
     suite.append_attribute("failures") = failures;
     suite.append_attribute("errors") = errors;
     suite.append_attribute("skipped") = skipped;
     suite.append_attribute("time") = fmt::format("{:.3f}", time).c_str();
-    all_tests += static_cast<int>(lab.results.size());
+    all_tests += static_cast<int>(lab.checks.size());
     all_failures += failures + errors;
     all_skipped += skipped;
   }
@@ -202,21 +201,132 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   return cells;
 }
 
-std::string csv_header(const std::vector<LabSpec>& labs) {
+std::string csv_header(const std::vector<std::string>& lab_ids) {
   std::string h = "submission,score,max_score";
-  for (const auto& l : labs) h += "," + csv_field(l.id);
+  for (const auto& id : lab_ids) h += "," + csv_field(id);
   return h + ",status\n";
 }
 
-std::string csv_row(const SubmissionGrade& g) {
+std::string csv_header(const GradeDocument& g) {
+  std::vector<std::string> ids;
+  for (const auto& lab : g.labs) ids.push_back(lab.id);
+  return csv_header(ids);
+}
+
+std::string csv_row(const GradeDocument& g) {
   std::string row = fmt::format("{},{:.2f},{:g}", csv_field(g.id), g.score, g.max_score);
   std::vector<std::string> status;
   for (const auto& lab : g.labs) {
     row += fmt::format(",{:.2f}", lab.weight * lab.points);
-    if (lab.status != LabStatus::graded) status.push_back(fmt::format("{}:{}", lab.spec->id, lab.status));
+    if (lab.status != LabStatus::graded) status.push_back(fmt::format("{}:{}", lab.id, lab.status));
   }
   if (!g.error.empty()) status.insert(status.begin(), "unreadable");
   return row + "," + csv_field(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " "))) + "\n";
+}
+
+std::vector<std::string> batch_rows(const BatchView& b) {
+  std::vector<std::string> rows;
+  for (const auto& e : b.entries) {
+    if (e.grade) {
+      std::string row = csv_row(*e.grade);
+      row.pop_back();  // its newline
+      rows.push_back(std::move(row));
+    } else {
+      rows.push_back(fmt::format("{},0.00,0,{}{}", csv_field(e.id), std::string(b.lab_ids.size(), ','),
+                                 e.problem.empty() ? "not graded" : e.problem));
+    }
+  }
+  return rows;
+}
+
+std::string batch_csv(const BatchView& b) {
+  std::string csv = csv_header(b.lab_ids);
+  for (const auto& row : batch_rows(b)) csv += row + "\n";
+  return csv;
+}
+
+namespace {
+
+void write_text(const std::filesystem::path& p, const std::string& text) {
+  std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::trunc);
+  out << text;
+}
+
+}  // namespace
+
+void write_views(const GradeDocument& g, const std::filesystem::path& dir) {
+  write_text(dir / "results.json", gradescope_json(g).dump(2) + "\n");
+  write_text(dir / "prairielearn.json", prairielearn_json(g).dump(2) + "\n");
+  write_text(dir / "junit.xml", junit_xml(g));
+  write_text(dir / "grade.csv", csv_header(g) + csv_row(g));
+  write_text(dir / "report.txt", submission_output(g));
+  write_text(dir / "report.html", report_html(g));
+}
+
+GradeDocument write_grade(const SubmissionGrade& g, const std::filesystem::path& dir) {
+  GradeDocument doc = grade_document(g, CUDALAB_VERSION);
+  save_grade_document(doc, dir / "grade.json");
+  write_views(doc, dir);
+  return doc;
+}
+
+void write_batch_views(const BatchView& b, const std::filesystem::path& dir) {
+  write_text(dir / "grades.csv", batch_csv(b));
+  write_text(dir / "index.html", batch_html(b));
+}
+
+int export_views(const std::vector<std::filesystem::path>& dirs) {
+  namespace fs = std::filesystem;
+  int failed = 0;
+  for (const fs::path& dir : dirs) {
+    std::string error;
+    if (fs::exists(dir / "grade.json")) {
+      if (const auto doc = load_grade_document(dir / "grade.json", error)) {
+        write_views(*doc, dir);
+        fmt::print("{}: views written from grade.json\n", dir.string());
+      } else {
+        fmt::print(stderr, "cudalab export: {}\n", error);
+        ++failed;
+      }
+      continue;
+    }
+    // A batch: every submission folder with a grade.json, in name order.
+    std::vector<fs::path> subs;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.is_directory() && fs::exists(e.path() / "grade.json")) subs.push_back(e.path());
+    if (ec || subs.empty()) {
+      fmt::print(stderr, "cudalab export: {}: {}\n", dir.string(),
+                 ec ? ec.message() : "no grade.json here or in its folders (grade it first)");
+      ++failed;
+      continue;
+    }
+    std::sort(subs.begin(), subs.end());
+    BatchView batch;
+    for (const auto& sub : subs) {
+      BatchEntry entry;
+      entry.id = sub.filename().string();
+      entry.grade = load_grade_document(sub / "grade.json", error);
+      if (!entry.grade) {
+        fmt::print(stderr, "cudalab export: {}\n", error);
+        entry.problem = "unreadable grade.json";
+        ++failed;
+      } else {
+        write_views(*entry.grade, sub);
+        if (batch.lab_ids.empty())
+          for (const auto& lab : entry.grade->labs) {
+            batch.lab_ids.push_back(lab.id);
+            batch.lab_max.push_back(lab.weight * lab.max_points);
+          }
+      }
+      batch.entries.push_back(std::move(entry));
+    }
+    write_batch_views(batch, dir);
+    fmt::print("{}: {} submissions' views, grades.csv and index.html written from their grade.json\n",
+               dir.string(), subs.size());
+  }
+  return failed ? 1 : 0;
 }
 
 }  // namespace cudalab

@@ -7,26 +7,60 @@
 //   CSV          one gradebook row per submission: id, total, max, one column per lab
 #pragma once
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "grade.h"
+#include "grade_document.h"
 
 namespace cudalab {
 
-nlohmann::json gradescope_json(const SubmissionGrade& g);
-nlohmann::json prairielearn_json(const SubmissionGrade& g);
-std::string junit_xml(const SubmissionGrade& g);
-std::string csv_header(const std::vector<LabSpec>& labs);
-std::string csv_row(const SubmissionGrade& g);
+nlohmann::json gradescope_json(const GradeDocument& g);
+nlohmann::json prairielearn_json(const GradeDocument& g);
+std::string junit_xml(const GradeDocument& g);
+std::string csv_header(const std::vector<std::string>& lab_ids);
+std::string csv_header(const GradeDocument& g);  // its labs' columns
+std::string csv_row(const GradeDocument& g);
 std::string csv_field(const std::string& s);
+
+// A batch: each submission's document, or why it has none. The batch's
+// gradebook (grades.csv) and page (index.html) are functions of this alone.
+struct BatchEntry {
+  std::string id;
+  std::optional<GradeDocument> grade;
+  std::string problem;  // without a grade: "not graded" or "error"
+};
+struct BatchView {
+  std::vector<std::string> lab_ids;  // the course's labs, in its order
+  std::vector<double> lab_max;       // each lab's weighted maximum
+  std::vector<BatchEntry> entries;
+};
+// One gradebook row per entry (csv_row of its grade, else zeros and the problem).
+std::vector<std::string> batch_rows(const BatchView& b);
+std::string batch_csv(const BatchView& b);
 // The cells of one CSV line (quoted cells may hold commas; "" is a quote).
 std::vector<std::string> split_csv_line(const std::string& line);
 
 // The text a student reads for one check: verdict, measurements, failures, notes.
-std::string check_output(const CheckSpec& spec, const CheckResult& r, const CheckScore& s);
+std::string check_output(const GradedCheck& check);
 // The text of the whole submission: GPU, ignored files, lab by lab.
-std::string submission_output(const SubmissionGrade& g);
+std::string submission_output(const GradeDocument& g);
+
+// Writes the views of one grade into `dir` (results.json, prairielearn.json,
+// junit.xml, grade.csv, report.txt, report.html), each from `g` alone.
+void write_views(const GradeDocument& g, const std::filesystem::path& dir);
+// grade.json, written once, then its views.
+GradeDocument write_grade(const SubmissionGrade& g, const std::filesystem::path& dir);
+// A batch's gradebook and page: dir/grades.csv and dir/index.html.
+void write_batch_views(const BatchView& b, const std::filesystem::path& dir);
+
+// `cudalab export DIR...`: the views written again from grade.json, without
+// grading. DIR is one submission's results (DIR/grade.json) or a batch's
+// (DIR/<submission>/grade.json: then its grades.csv and index.html too).
+// Returns the process's exit code; problems go to stderr.
+int export_views(const std::vector<std::filesystem::path>& dirs);
 
 }  // namespace cudalab

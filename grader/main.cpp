@@ -34,6 +34,7 @@
 #include "explain.h"
 #include "export.h"
 #include "grade.h"
+#include "grade_document.h"
 #include "process.h"
 #include "release.h"
 #include "report.h"
@@ -372,7 +373,7 @@ int cmd_test(const TestArgs& a) {
     ctx.lab_toml = lab.file;
     std::string context = a.seed.empty() ? "" : "seed " + a.seed;
     if (cpu) context = "CPU mode" + (context.empty() ? "" : ", " + context);
-    print_lab_header(style, lab, context);
+    print_lab_header(style, lab.id, lab.title, context);
     std::vector<CheckResult> results;
     std::vector<std::string> reports;
     std::vector<const CheckSpec*> todo;
@@ -459,7 +460,7 @@ int cmd_test(const TestArgs& a) {
           (r.verdict != Verdict::pass && r.verdict != Verdict::skipped && r.verdict != Verdict::not_run);
     }
     for (const auto& rep : reports) fmt::print("\n{}", rep);
-    print_lab_total(style, lab, points, max_points,
+    print_lab_total(style, lab.id, points, max_points,
                     cpu ? " (CPU mode: correctness only; speed needs a GPU)"
                         : " (on this machine; your grade comes from the course's grader)");
   }
@@ -511,16 +512,7 @@ void write_text(const fs::path& p, const std::string& text) {
   out << text;
 }
 
-void write_exports(const SubmissionGrade& g, const std::vector<LabSpec>& labs, const fs::path& dir) {
-  write_text(dir / "results.json", gradescope_json(g).dump(2) + "\n");
-  write_text(dir / "prairielearn.json", prairielearn_json(g).dump(2) + "\n");
-  write_text(dir / "junit.xml", junit_xml(g));
-  write_text(dir / "grade.csv", csv_header(labs) + csv_row(g));
-  write_text(dir / "report.txt", submission_output(g));
-  write_text(dir / "report.html", report_html(g));
-}
-
-void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored) {
+void print_grade(const GradeDocument& g, const Style& style, bool show_ignored) {
   fmt::print("GPU: {}\n", g.gpu           ? g.gpu_line
                           : g.provisional ? "none usable (" + g.gpu_line +
                                                 "): CPU mode, correctness checks only; a provisional grade"
@@ -528,7 +520,7 @@ void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored
                                        : "none usable (" + g.gpu_line + "): built only, checks not run");
   if (!g.error.empty()) fmt::print("{}\n", g.error);
   for (const auto& lab : g.labs) {
-    print_lab_header(style, *lab.spec, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
+    print_lab_header(style, lab.id, lab.title, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
     if (lab.status != LabStatus::graded && !lab.message.empty()) {
       fmt::print("  {}\n", lab.status == LabStatus::build_failed ? "BUILD FAILED"
                            : lab.status == LabStatus::missing    ? "MISSING"
@@ -536,10 +528,9 @@ void print_grade(const SubmissionGrade& g, const Style& style, bool show_ignored
       std::istringstream in(lab.message);
       for (std::string line; std::getline(in, line);) fmt::print("    {}\n", line);
     } else {
-      for (std::size_t i = 0; i < lab.results.size(); ++i)
-        print_check(style, lab.spec->checks[i], lab.results[i].result(), lab.scores[i]);
+      for (const GradedCheck& c : lab.checks) print_check(style, c.spec, c.result, c.score);
     }
-    print_lab_total(style, *lab.spec, lab.points, lab.max_points, "");
+    print_lab_total(style, lab.id, lab.points, lab.max_points, "");
   }
   if (show_ignored && !g.ignored.empty()) {
     fmt::print("\nignored ({}):\n", g.ignored.size());
@@ -746,11 +737,11 @@ int cmd_grade(const GradeArgs& a) {
     std::fflush(stdout);
     SubmissionGrade g = grader.grade(sub, id);
     if (working_copy) g.ignored.clear();  // the course's own files, not the student's
-    print_grade(g, style, !working_copy);
-    write_exports(g, labs, out);
+    const GradeDocument doc = write_grade(g, out);
+    print_grade(doc, style, !working_copy);
     fmt::print(
-        "results: {} (results.json for Gradescope, prairielearn.json, junit.xml, grade.csv, report.txt, "
-        "report.html)\n",
+        "results: {} (grade.json, and from it results.json for Gradescope, prairielearn.json, junit.xml, "
+        "grade.csv, report.txt, report.html)\n",
         out.string());
     // A grade the course chose to give in CPU mode is whole; one made in CPU
     // mode for want of a GPU is provisional.
@@ -778,36 +769,36 @@ int cmd_grade(const GradeArgs& a) {
     }
   }
   const auto [first, last] = shard_range(entries.size(), shard);
-  std::vector<std::string> rows(entries.size());
-  auto row_of = [](const fs::path& file) {
-    std::ifstream in(file);
-    std::string header, row;
-    std::getline(in, header);
-    std::getline(in, row);
-    return row;
-  };
-  // Resume: what was graded before keeps its row.
+  BatchView batch;
+  for (const auto& l : labs) {
+    batch.lab_ids.push_back(l.id);
+    batch.lab_max.push_back(course.weight(l.id) * l.total_points());
+  }
+  batch.entries.resize(entries.size());
+  // Resume: a submission with a readable grade.json keeps it.
   std::vector<std::size_t> todo;
   std::vector<std::string> not_graded;  // --collect: submissions without results yet
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    const fs::path dir = out / submission_id(entries[i]);
-    const bool graded = fs::exists(dir / "results.json") && fs::exists(dir / "grade.csv");
+    BatchEntry& entry = batch.entries[i];
+    entry.id = submission_id(entries[i]);
+    const fs::path file = out / entry.id / "grade.json";
+    std::string unreadable;
+    if (fs::exists(file)) {
+      entry.grade = load_grade_document(file, unreadable);
+      if (!entry.grade)
+        fmt::print(stderr, "cudalab: {}: graded again{}\n", unreadable,
+                   a.collect ? " by a batch without --collect" : "");
+    }
     if (a.collect) {
-      if (graded) {
-        rows[i] = row_of(dir / "grade.csv");
-      } else {
-        not_graded.push_back(submission_id(entries[i]));
-        rows[i] = fmt::format("{},0.00,0,{}not graded", csv_field(submission_id(entries[i])),
-                              std::string(labs.size(), ','));
-      }
+      if (!entry.grade) not_graded.push_back(entry.id);
       continue;
     }
     if (i < first || i >= last) continue;  // another shard's
-    if (!a.force && graded) {
-      rows[i] = row_of(dir / "grade.csv");
+    if (!a.force && entry.grade) {
       fmt::print("[{}/{}] {}: graded before, skipped (--force grades it again)\n", i + 1, entries.size(),
-                 submission_id(entries[i]));
+                 entry.id);
     } else {
+      entry.grade.reset();
       todo.push_back(i);
     }
   }
@@ -849,13 +840,11 @@ int cmd_grade(const GradeArgs& a) {
                 : "";
         if (!g) {
           fmt::print(stderr, "[{}/{}] {}: internal error: {}\n", i + 1, entries.size(), id, error);
-          rows[i] = fmt::format("{},0.00,0,{}error", csv_field(id), std::string(labs.size(), ','));
+          batch.entries[i].problem = "error";
           return;  // a failing submission never stops the batch
         }
         any_gpu |= g->gpu || (g->cpu_mode && !g->provisional);
-        write_exports(*g, labs, out / id);
-        rows[i] = csv_row(*g);
-        rows[i].pop_back();
+        batch.entries[i].grade = write_grade(*g, out / id);
         fmt::print("[{}/{}] {}: {:.2f} / {:g} ({:.0f} s{})\n", i + 1, entries.size(), id, g->score,
                    g->max_score, g->seconds, eta);
         std::fflush(stdout);
@@ -868,12 +857,10 @@ int cmd_grade(const GradeArgs& a) {
         shard.index, shard.count, first + 1, last, entries.size(), a.batch, out.string());
     return !todo.empty() && !any_gpu ? kNoGpu : kOk;
   }
-  std::string csv = csv_header(labs);
   std::map<std::string, Distribution> per_lab;
   Distribution total;
-  for (const auto& row : rows) {
-    csv += row + "\n";
-    // Aggregate from the CSV rows, so that resumed submissions count too.
+  // Aggregate from the gradebook's rows, so that resumed submissions count too.
+  for (const auto& row : batch_rows(batch)) {
     const std::vector<std::string> cells = split_csv_line(row);
     if (cells.size() >= 3 + labs.size()) {
       total.values.push_back(std::atof(cells[1].c_str()));
@@ -881,18 +868,11 @@ int cmd_grade(const GradeArgs& a) {
       for (std::size_t l = 0; l < labs.size(); ++l) {
         auto& d = per_lab[labs[l].id];
         d.values.push_back(std::atof(cells[3 + l].c_str()));
-        d.max = course.weight(labs[l].id) * labs[l].total_points();
+        d.max = batch.lab_max[l];
       }
     }
   }
-  write_text(out / "grades.csv", csv);
-  {
-    std::vector<std::vector<std::string>> cells;
-    for (const auto& row : rows) cells.push_back(split_csv_line(row));
-    std::vector<double> lab_max;
-    for (const auto& l : labs) lab_max.push_back(course.weight(l.id) * l.total_points());
-    write_text(out / "index.html", batch_html(labs, lab_max, cells));
-  }
+  write_batch_views(batch, out);
   fmt::print("\n{} submissions; gradebook: {}; pages: {}\n", entries.size(), (out / "grades.csv").string(),
              (out / "index.html").string());
   for (const auto& l : labs) fmt::print("  {:<16} {}\n", l.id, per_lab[l.id].line());
@@ -1233,6 +1213,16 @@ int main(int argc, char** argv) {
                      "the same student files built for CPU mode's access report: a speed check too slow on "
                      "the GPU leads with what its `explain` check counts there, as in the grader");
 
+  std::vector<std::string> export_dirs;
+  auto* export_cmd = app.add_subcommand(
+      "export",
+      "Write a graded submission's views again from its grade.json, without grading (results.json, "
+      "prairielearn.json, junit.xml, grade.csv, report.txt, report.html; for a batch's folder also "
+      "grades.csv and index.html)");
+  export_cmd->add_option("results", export_dirs, "a submission's results folder, or a batch's --out folder")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+
   const ReleaseCommand release = add_release_command(app);
   const CalibrateCommand calibrate = add_calibrate_command(app, kSourceRoot, kBuildRoot);
 
@@ -1275,6 +1265,7 @@ int main(int argc, char** argv) {
     }
     if (*expect)
       return cmd_expect(binary, lab_toml, expect_path, expect_cpu, expect_cpu_binary, expect_access_binary);
+    if (*export_cmd) return export_views({export_dirs.begin(), export_dirs.end()}) == 0 ? kOk : kFailed;
     if (release.selected()) return release.run();
     if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {

@@ -78,8 +78,9 @@ std::string describe_measurements(const CheckSpec& spec, const CheckResult& r) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-void print_lab_header(const Style& st, const LabSpec& lab, const std::string& context) {
-  fmt::print("\n{}\n", paint(st, fmt::emphasis::bold, fmt::format("== {}: {}", lab.id, lab.title)));
+void print_lab_header(const Style& st, const std::string& id, const std::string& title,
+                      const std::string& context) {
+  fmt::print("\n{}\n", paint(st, fmt::emphasis::bold, fmt::format("== {}: {}", id, title)));
   if (!context.empty()) fmt::print("   {}\n", context);
 }
 
@@ -100,10 +101,10 @@ void print_check(const Style& st, const CheckSpec& spec, const CheckResult& r, c
     fmt::print("{}output:\n{}\n", pad, indent(r.output, pad + "| "));
 }
 
-void print_lab_total(const Style& st, const LabSpec& lab, double points, double max_points,
+void print_lab_total(const Style& st, const std::string& id, double points, double max_points,
                      const std::string& label) {
   fmt::print("  {}\n", paint(st, fmt::emphasis::bold,
-                             fmt::format("{}: {:.2f} / {:g} points{}", lab.id, points, max_points, label)));
+                             fmt::format("{}: {:.2f} / {:g} points{}", id, points, max_points, label)));
 }
 
 }  // namespace cudalab

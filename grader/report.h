@@ -16,10 +16,11 @@ struct Style {
   static Style for_stdout(bool verbose);
 };
 
-void print_lab_header(const Style& style, const LabSpec& lab, const std::string& context);
+void print_lab_header(const Style& style, const std::string& id, const std::string& title,
+                      const std::string& context);
 void print_check(const Style& style, const CheckSpec& spec, const CheckResult& result,
                  const CheckScore& score);
-void print_lab_total(const Style& style, const LabSpec& lab, double points, double max_points,
+void print_lab_total(const Style& style, const std::string& id, double points, double max_points,
                      const std::string& label);
 
 // "student 2.11 ms, naive 3.13 ms: 1.48x (needs 1.30x), 8149 GFLOP/s ..."

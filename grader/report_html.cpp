@@ -253,7 +253,7 @@ std::string page(const std::string& title, const std::string& body) {
 
 }  // namespace
 
-std::string report_html(const SubmissionGrade& g) {
+std::string report_html(const GradeDocument& g) {
   std::string body = fmt::format("<h1>cudalab: {} &mdash; {:.2f} / {:g} points</h1>\n", html_escape(g.id),
                                  g.score, g.max_score);
   body += fmt::format("<p class=\"note\">{}</p>\n",
@@ -265,8 +265,8 @@ std::string report_html(const SubmissionGrade& g) {
   if (!g.error.empty()) body += "<pre>" + html_escape(g.error) + "</pre>\n";
   for (const auto& n : g.notes) body += "<p class=\"note\">" + html_escape(n) + "</p>\n";
   for (const auto& lab : g.labs) {
-    body += fmt::format("<h2>{}: {} &mdash; {:.2f} / {:g}{}</h2>\n", html_escape(lab.spec->id),
-                        html_escape(lab.spec->title), lab.points, lab.max_points,
+    body += fmt::format("<h2>{}: {} &mdash; {:.2f} / {:g}{}</h2>\n", html_escape(lab.id),
+                        html_escape(lab.title), lab.points, lab.max_points,
                         lab.weight != 1 ? fmt::format(" (weight {:g})", lab.weight) : "");
     if (lab.status != LabStatus::graded) {
       body += fmt::format("<p><span class=\"badge {0}\">{0}</span></p>\n<pre>{1}</pre>\n",
@@ -275,11 +275,11 @@ std::string report_html(const SubmissionGrade& g) {
     }
     body += "<table>\n<tr><th></th><th>check</th><th>points</th><th>time</th></tr>\n";
     std::string details;
-    for (std::size_t i = 0; i < lab.results.size() && i < lab.spec->checks.size(); ++i) {
-      const CheckSpec& spec = lab.spec->checks[i];
-      const CheckResult& r = lab.results[i].result();
-      const CheckScore& s = i < lab.scores.size() ? lab.scores[i] : CheckScore{};
-      const std::string anchor = html_escape(lab.spec->id + "-" + spec.id);
+    for (const GradedCheck& check : lab.checks) {
+      const CheckSpec& spec = check.spec;
+      const CheckResult& r = check.result;
+      const CheckScore& s = check.score;
+      const std::string anchor = html_escape(lab.id + "-" + spec.id);
       body += fmt::format(
           "<tr><td><span class=\"badge {0}\">{0}</span></td><td><a href=\"#{1}\">{2}</a>: "
           "{3}</td><td class=\"num\">{4:.2f} / "
@@ -287,9 +287,9 @@ std::string report_html(const SubmissionGrade& g) {
           spelling(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points, s.max_points,
           r.seconds);
       details += fmt::format("<h3 id=\"{}\">{}</h3>\n<pre>{}</pre>\n", anchor, html_escape(spec.name),
-                             html_escape(check_output(spec, r, s)));
+                             html_escape(check_output(check)));
       if (spec.kind == CheckKind::speed)
-        details += speed_chart_svg(speed_chart(r), fmt::format("{}: {}", lab.spec->id, spec.id));
+        details += speed_chart_svg(speed_chart(r), fmt::format("{}: {}", lab.id, spec.id));
     }
     body += "</table>\n" + details;
   }
@@ -301,8 +301,11 @@ std::string report_html(const SubmissionGrade& g) {
   return page("cudalab: " + g.id, body);
 }
 
-std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<double>& lab_max,
-                       const std::vector<std::vector<std::string>>& rows) {
+std::string batch_html(const BatchView& batch) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : batch_rows(batch)) rows.push_back(split_csv_line(row));
+  const std::vector<std::string>& labs = batch.lab_ids;
+  const std::vector<double>& lab_max = batch.lab_max;
   std::string body = fmt::format("<h1>cudalab: {} submissions</h1>\n", rows.size());
   // Each lab's distribution: 10 bins from 0 to its maximum.
   for (std::size_t l = 0; l < labs.size(); ++l) {
@@ -316,7 +319,7 @@ std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<doubl
     const int most = std::max(1, *std::max_element(bins.begin(), bins.end()));
     Frame f;
     f.height = 200;
-    std::string svg = svg_open(f, fmt::format("{}: points of {} submissions", labs[l].id, rows.size()));
+    std::string svg = svg_open(f, fmt::format("{}: points of {} submissions", labs[l], rows.size()));
     const double w = f.plot_w() / 10, y0 = f.top + f.plot_h();
     for (int b = 0; b < 10; ++b) {
       const double h = (f.plot_h() - 16) * bins[b] / most;  // room above the tallest bar for its count
@@ -337,7 +340,7 @@ std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<doubl
     body += "<figure>" + svg + "</svg></figure>\n";
   }
   body += "<table>\n<tr><th>submission</th><th>total</th>";
-  for (const auto& l : labs) body += "<th>" + html_escape(l.id) + "</th>";
+  for (const auto& l : labs) body += "<th>" + html_escape(l) + "</th>";
   body += "</tr>\n";
   for (const auto& row : rows) {
     if (row.size() < 3) continue;

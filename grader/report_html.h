@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "grade.h"
+#include "export.h"
+#include "grade_document.h"
 
 namespace cudalab {
 
@@ -40,12 +41,11 @@ SpeedChart speed_chart(const CheckResult& r);
 // The chart as inline SVG ("" without points).
 std::string speed_chart_svg(const SpeedChart& c, const std::string& title);
 
-std::string report_html(const SubmissionGrade& g);
+std::string report_html(const GradeDocument& g);
 
 // The batch's page: a row per submission (its total and each lab's points,
 // linked to its report.html) and each lab's score distribution. rows: the
 // gradebook's cells (grades.csv without its header).
-std::string batch_html(const std::vector<LabSpec>& labs, const std::vector<double>& lab_max,
-                       const std::vector<std::vector<std::string>>& rows);
+std::string batch_html(const BatchView& batch);
 
 }  // namespace cudalab

@@ -11,7 +11,7 @@ carries the solution of one known-good lab (02_naive_matmul, or 03_tiling for
 an entry about lab 02), which must come out untouched: full points with a GPU,
 built and "not_run" without one. All submissions are graded in one batch with
 a gallery course file (every lab, the grading seed, check_timeout_s = 20); the
-runner then reads each submission's results.json, report.txt and grade.csv
+runner then reads each submission's grade.json (never a report's text)
 and prints one row per entry: expected, got, and the message.
 
 Without a GPU (cudalab exits 3), entries marked gpu = true are reported as
@@ -31,13 +31,13 @@ expectation differs from the GPU's, and why.
 
 An entry's [expect] may also bound its points: max_points (a number) and
 twin (another entry, the same kernel without the trick, graded in the same
-run; --only brings it along): the lab's points in results.json must be no
+run; --only brings it along): the lab's points in grade.json must be no
 more than either. `says` may be a list of phrases, each of which must appear.
 `leads` is a phrase the failed check's leading "Diagnosis:" line must hold, and
 a failed check must never show more than one cause. `never_says` is a phrase
-(or a list) that must appear nowhere in the submission's results.json and
-report.txt, and `max_seconds` bounds its grading time (results.json's
-execution_time).
+(or a list) that must appear nowhere in the submission's grade.json (of which
+every other result file is a view), and `max_seconds` bounds its grading
+time (grade.json's seconds).
 
 An entry may name a Unix socket (`listen = PATH`): the runner listens there
 during the batch, and the entry fails if any check connected. After every
@@ -45,7 +45,6 @@ batch, no folder named `unpacked` may remain under WORK_DIR: the grader
 removes what it unpacked (a failing line of the run, not a row).
 """
 import argparse
-import csv
 import importlib.util
 import json
 import os
@@ -264,22 +263,35 @@ def write_submission(entry, items, batch):
                 f.write(value)
 
 
-def parse_report(text, labs):
-    """report.txt: {lab: (points, max, status, message block)}, and the text
-    outside every lab's block (the header, ignored files, notes)."""
-    lab_line = re.compile(r"^(\S+): ([0-9.]+) / ([0-9.]+)(?: \(weight [^)]*\))?(?: \[(\w+)\] ?(.*))?$")
-    out, other, current = {}, [], None
-    for line in text.split("\n"):
-        m = lab_line.match(line)
-        if m and m.group(1) in labs:
-            current = m.group(1)
-            out[current] = [float(m.group(2)), float(m.group(3)), m.group(4) or "graded", m.group(5) or ""]
-        elif line.startswith("ignored:") or current is None:
-            current = None
-            other.append(line)
-        else:
-            out[current][3] += "\n" + line
-    return out, "\n".join(other)
+GRADE_FORMAT = "cudalab-grade/1"  # grader/grade_document.h kGradeFormat
+
+
+def grade_labs(grade):
+    """grade.json's labs by id."""
+    return {l["id"]: l for l in grade.get("labs", [])}
+
+
+def check_text(check):
+    """What the student reads of one check, from grade.json: its verdict, then
+    its failures, notes, the points' reason, its measurements and output."""
+    lines = [check["verdict"]] + check.get("failures", []) + check.get("notes", [])
+    if check.get("why"):
+        lines.append("points: " + check["why"])
+    lines += [f"{m['key']} {m['value']:g} {m['unit']}" for m in check.get("measurements", [])]
+    if check.get("output"):
+        lines.append("output:\n" + check["output"])
+    return "\n".join(lines)
+
+
+def lab_points(grade, lab):
+    """The lab's weighted points in grade.json."""
+    l = grade_labs(grade).get(lab)
+    return l["weight"] * l["points"] if l else 0.0
+
+
+def find_check(grade, lab, check_id):
+    l = grade_labs(grade).get(lab)
+    return next((c for c in l["checks"] if c["id"] == check_id), None) if l else None
 
 
 def contains(text, phrase):
@@ -293,13 +305,12 @@ def line_with(text, phrase):
     return ""
 
 
-def lead_of(output):
+def lead_of(check):
     """What a student reads first as the cause of a failed check (as grader/expect.h's
-    leading_line): its "Diagnosis:" line, else the first line after the verdict."""
-    # A timed check's first line is its measurements ("student 0.424 ms, naive
-    # 0.423 ms, ratio 1.00x ..."), facts the message after it explains.
-    lines = [l.strip() for l in output.split("\n")[1:]
-             if l.strip() and not re.match(r"student [0-9.]+ ms, ", l.strip())]
+    leading_line): its "Diagnosis:" line, else the first line of its failures
+    (then of its notes)."""
+    lines = [l.strip() for t in check.get("failures", []) + check.get("notes", [])
+             for l in t.split("\n") if l.strip()]
     return next((l for l in lines if l.startswith("Diagnosis:")), lines[0] if lines else "")
 
 
@@ -317,7 +328,7 @@ class Row:
         self.got = ""
         self.message = ""
         self.problems = []
-        self.points = None  # the lab's points in results.json, where its checks ran
+        self.points = None  # the lab's points in grade.json, where its checks ran
         self.lead = ""  # the failed check's lead (lead_of), for --table
 
     def fail(self, why):
@@ -375,12 +386,6 @@ def expected_text(x):
     return s
 
 
-def lab_points(results, lab):
-    """The lab's points in results.json: the sum of its tests' scores."""
-    return sum(float(t.get("score", 0)) for t in results.get("tests", [])
-               if str(t.get("name", "")).startswith(f"{lab}: "))
-
-
 def check_points_limits(rows, labs, mode):
     """[expect] max_points and twin: the entry's points in its lab must be no
     more than max_points and than the points its twin (the same kernel
@@ -408,59 +413,48 @@ def check_points_limits(rows, labs, mode):
 
 def judge(entry, out_dir, labs, mode, src, work):
     """mode: "gpu" (cudalab exited 0 with a GPU), "cpu" (exited 0 in CPU mode)
-    or "none" (exited 3: built, checks not run)."""
+    or "none" (exited 3: built, checks not run). Reads the submission's
+    grade.json (grader/schema/grade.schema.json), never a report's text."""
     row = Row(entry)
     gpu = mode == "gpu"
     ran = mode in ("gpu", "cpu")  # the checks ran
     lab, x = entry["lab"], expectation(entry, labs, mode)
     sub = os.path.join(out_dir, entry["name"])
     try:
-        with open(os.path.join(sub, "results.json")) as f:
-            results_text = f.read()
-        results = json.loads(results_text)
-        with open(os.path.join(sub, "report.txt")) as f:
-            report = f.read()
-        with open(os.path.join(sub, "grade.csv")) as f:
-            csv_row = list(csv.DictReader(f))[0]
-    except (OSError, ValueError, IndexError) as e:
+        with open(os.path.join(sub, "grade.json")) as f:
+            grade_text = f.read()
+        grade = json.loads(grade_text)
+        if grade.get("format") != GRADE_FORMAT:
+            raise ValueError(f"format {grade.get('format')!r}, not {GRADE_FORMAT}")
+        by_lab = grade_labs(grade)
+    except (OSError, ValueError, KeyError, TypeError) as e:
         row.got = "no results"
-        row.fail(f"cannot read the results in {sub}: {e}")
+        row.fail(f"cannot read the grade in {sub}: {e}")
         return row
-    statuses = {l: "graded" for l in labs}
-    # "unreadable": the grader refused the submission as a whole (an archive it
-    # will not unpack), so every lab is missing, the known-good one too, and no
-    # check ran. Right only where the entry expects its lab "missing".
-    unreadable = False
-    for token in csv_row.get("status", "").split():
-        if ":" in token:
-            l, s = token.split(":", 1)
-            statuses[l] = s
-        elif token == "unreadable" and "missing" in x["status"]:
-            unreadable = True
-        elif token != "graded":
-            row.fail(f"grade.csv status says {token}")
-    blocks, other = parse_report(report, labs)
+    statuses = {l: by_lab[l]["status"] if l in by_lab else "graded" for l in labs}
+    # The grader refused the submission as a whole (an archive it will not
+    # unpack), so every lab is missing, the known-good one too, and no check
+    # ran. Right only where the entry expects its lab "missing".
+    unreadable = bool(grade.get("error")) and "missing" in x["status"]
+    if grade.get("error") and not unreadable:
+        row.fail(f"the grade says the submission is unreadable: {first_line(grade['error'])}")
     got = statuses[lab]
     if ran:
-        row.points = lab_points(results, lab)
-    if lab in blocks and blocks[lab][2] != got:
-        row.fail(f"report.txt says [{blocks[lab][2]}] and grade.csv {got}")
-    if not unreadable and (contains(report.split("\n")[0], "(GPU:") != gpu
-                           or contains(report.split("\n")[0], "(CPU mode") != (mode == "cpu")):
-        row.fail(f"report.txt's first line disagrees with the exit code about the GPU: {first_line(report)}")
+        row.points = lab_points(grade, lab)
+    if not unreadable and grade.get("mode") != mode:
+        row.fail(f"grade.json's mode is {grade.get('mode')}, the exit code says {mode}")
+    other = "\n".join([grade.get("error", "")] + grade.get("ignored", []) + grade.get("notes", []))
 
     expected = list(x["status"])
     if not ran and "graded" in expected:
         expected.append("not_run")  # built; without a GPU the checks are not run
-    test = None
-    if "check" in x:
-        tname = f"{lab}: {labs[lab]['checks'][x['check']]}"
-        test = next((t for t in results.get("tests", []) if t.get("name") == tname), None)
-    verdict = test["output"].split()[0] if test and test.get("output") else ""
+    test = find_check(grade, lab, x["check"]) if "check" in x else None
+    verdict = test["verdict"] if test else ""
     row.got = got + (f" {x['check']}={verdict}" if test and (ran or got != "not_run") else "")
-    lab_text = blocks.get(lab, [0, 0, "", ""])[3]
-    if got == "graded" and lab in blocks:
-        row.message = f"{blocks[lab][0]:g} / {blocks[lab][1]:g} points"
+    lab_grade = by_lab.get(lab, {"points": 0, "max_points": 0, "message": ""})
+    lab_text = lab_grade["message"]
+    if got == "graded" and lab in by_lab:
+        row.message = f"{lab_grade['points']:g} / {lab_grade['max_points']:g} points"
     else:
         row.message = first_line(lab_text)
 
@@ -469,22 +463,22 @@ def judge(entry, out_dir, labs, mode, src, work):
         row.message = "skipped (no GPU)"
         if "graded" in x["status"] and got != "not_run":
             row.fail(f"without a GPU it should build (not_run), got {got}: {first_line(lab_text)}")
-        check_never_says_and_time(row, x, results, results_text, report)
+        check_never_says_and_time(row, x, grade, grade_text)
         return row
 
     if got not in expected:
         row.fail(f"status {got}, expected {' or '.join(expected)}")
     checks_ran = ran or got not in ("graded", "not_run")
     if test is None and "check" in x:
-        row.fail(f"results.json has no test named '{lab}: {labs[lab]['checks'][x['check']]}'")
+        row.fail(f"grade.json has no check '{x['check']}' in {lab}")
     elif test is not None and checks_ran:
         if "verdict" in x and verdict != x["verdict"]:
             row.fail(f"{x['check']}: verdict {verdict}, expected {x['verdict']}")
-        row.message = first_line("\n".join(test["output"].split("\n")[1:]))
+        row.message = first_line("\n".join(check_text(test).split("\n")[1:]))
     says = x.get("says", [])
     if says and (test is None or checks_ran):
         # Every phrase, each on some line; the message shown is the first's.
-        text = test["output"] if test is not None else lab_text + "\n" + other
+        text = check_text(test) if test is not None else lab_text + "\n" + other
         hit = line_with(text, says[0])
         if hit:
             row.message = hit
@@ -492,9 +486,9 @@ def judge(entry, out_dir, labs, mode, src, work):
             if not line_with(text, phrase):
                 row.fail(f"the message does not say \"{phrase}\"")
     if test is not None and checks_ran and verdict not in ("", "pass", "not_run"):
-        # One cause leads (issue 11), and where the entry names it, the right one.
-        text = test.get("output", "")
-        row.lead = lead_of(text)
+        # One cause leads, and where the entry names it, the right one.
+        text = check_text(test)
+        row.lead = lead_of(test)
         causes = text.count("Diagnosis:") + text.count("Likely cause:")
         if causes > 1:
             row.fail(f"{x.get('check')}: the message gives {causes} causes; a student should read one")
@@ -506,12 +500,12 @@ def judge(entry, out_dir, labs, mode, src, work):
     if x.get("speed_in_cpu_mode") and checks_ran:
         # A speed check counts only for a correct kernel: in CPU mode, the
         # correctness checks are what can be held against the entry.
-        names = [n for c, n in labs[lab]["checks"].items() if labs[lab]["kinds"][c] == "correctness"]
-        bad = [n for n in names if test_verdict(results, f"{lab}: {n}") != "pass"]
+        ids = [c for c in labs[lab]["checks"] if labs[lab]["kinds"][c] == "correctness"]
+        bad = [labs[lab]["checks"][c] for c in ids if (find_check(grade, lab, c) or {}).get("verdict") != "pass"]
         if bad:
             row.fail(f"in CPU mode its correctness checks must pass; not: {'; '.join(bad)}")
         else:
-            row.message = f"speed not run in CPU mode; {len(names)} correctness checks pass"
+            row.message = f"speed not run in CPU mode; {len(ids)} correctness checks pass"
     if row.state == "fail" and not row.message:
         row.message = first_line(lab_text)
 
@@ -520,23 +514,24 @@ def judge(entry, out_dir, labs, mode, src, work):
     good = extra_lab(entry)
     if unreadable:
         if statuses[good] != "missing":
-            row.fail(f"grade.csv says the submission is unreadable, yet the known-good {good} is {statuses[good]}")
-    elif good in blocks:
-        points, max_points, _, msg = blocks[good]
+            row.fail(f"the grade says the submission is unreadable, yet the known-good {good} is {statuses[good]}")
+    elif good in by_lab:
+        g = by_lab[good]
+        points, max_points, msg = g["points"], g["max_points"], g["message"]
         if gpu and (statuses[good] != "graded" or points != max_points):
             row.fail(f"isolation: the known-good {good} got {points:g} / {max_points:g} [{statuses[good]}] "
                      f"{first_line(msg)}")
         if mode == "cpu":
             for c, n in labs[good]["checks"].items():
                 want = "pass" if labs[good]["kinds"][c] == "correctness" else "not_run"
-                v = test_verdict(results, f"{good}: {n}")
+                v = (find_check(grade, good, c) or {}).get("verdict", "")
                 if statuses[good] != "graded" or v != want:
                     row.fail(f"isolation: the known-good {good}'s check '{n}' is {v or 'missing'} "
                              f"[{statuses[good]}], expected {want} in CPU mode")
         if mode == "none" and statuses[good] != "not_run":
             row.fail(f"isolation: the known-good {good} is {statuses[good]}, expected not_run: {first_line(msg)}")
     else:
-        row.fail(f"isolation: report.txt has no line for {good}")
+        row.fail(f"isolation: grade.json has no lab {good}")
 
     # Archive members that tried to leave the unpacking folder were not written
     # (the grader unpacks into WORK_DIR/unpacked or WORK_DIR/slot-N/unpacked).
@@ -550,39 +545,34 @@ def judge(entry, out_dir, labs, mode, src, work):
                     escaped = os.path.normpath(os.path.join(d, c["path"]))
                     if os.path.exists(escaped):
                         row.fail(f"unpacking wrote {escaped}, outside the unpacking folder")
-    check_never_says_and_time(row, x, results, results_text, report)
+    check_never_says_and_time(row, x, grade, grade_text)
     return row
 
 
-def check_never_says_and_time(row, x, results, results_text, report):
+def check_never_says_and_time(row, x, grade, grade_text):
     """[expect] never_says: phrases (any case) that must appear nowhere in the
-    submission's results.json and report.txt (in the JSON as written, and in
-    its strings once unescaped); max_seconds: results.json's execution_time
-    (the submission's grading, in whole seconds) may be no more."""
-    texts = [("results.json", results_text), ("results.json", json.dumps(results, ensure_ascii=False)),
-             ("report.txt", report)]
+    submission's grade.json, of which every other result file is a view (in
+    the JSON as written, and in its strings once unescaped); max_seconds: the
+    grading's time (grade.json's seconds, to the whole second) may be no more."""
+    texts = [("grade.json", grade_text), ("grade.json", json.dumps(grade, ensure_ascii=False))]
     for phrase in x.get("never_says", []):
         where = sorted({name for name, text in texts if contains(text, phrase)})
         if where:
-            # Where it is, with a little on either side (results.json is one line).
+            # Where it is, with a little on either side.
             text = next(text for name, text in texts if name == where[0] and contains(text, phrase))
             at = text.lower().find(phrase.lower())
             hit = " ".join(text[max(0, at - 40):at + len(phrase) + 60].split())
-            row.fail(f"{' and '.join(where)} say \"{phrase}\": ...{hit}...")
+            row.fail(f"{' and '.join(where)} says \"{phrase}\": ...{hit}...")
     if "max_seconds" in x:
-        seconds = results.get("execution_time")
+        seconds = grade.get("seconds")
         if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
-            row.fail("results.json has no execution_time: cannot hold the grading to max_seconds")
+            row.fail("grade.json has no seconds: cannot hold the grading to max_seconds")
         else:
+            seconds = round(seconds)
             row.got += f" {seconds:g} s"
             if seconds > x["max_seconds"]:
-                row.fail(f"its grading took {seconds:g} s (results.json's execution_time), more than "
+                row.fail(f"its grading took {seconds:g} s (grade.json's seconds), more than "
                          f"{x['max_seconds']:g} s")
-
-
-def test_verdict(results, name):
-    t = next((t for t in results.get("tests", []) if t.get("name") == name), None)
-    return t["output"].split()[0] if t and t.get("output") else ""
 
 
 class Listener:

@@ -13,6 +13,12 @@ using namespace cudalab;
 
 namespace {
 
+// The views take the grade document; these tests build a SubmissionGrade as
+// the grader does and take its document.
+[[maybe_unused]] GradeDocument doc_of(const SubmissionGrade& g) {
+  return grade_document(g, "test");
+}
+
 LabSpec lab_spec() {
   return parse_lab(R"(
 [lab]
@@ -117,7 +123,7 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
-  const std::string html = report_html(g);
+  const std::string html = report_html(doc_of(g));
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(html.find("&lt;alice&gt;") != std::string::npos);
   CHECK(html.find("<alice>") == std::string::npos);
@@ -131,18 +137,32 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
 }
 
 TEST_CASE("the batch page counts each lab's scores into its distribution and links every report") {
-  const LabSpec spec = lab_spec();
-  const std::vector<std::vector<std::string>> rows = {{"alice", "30.00", "30", "30.00"},
-                                                      {"bob", "20.00", "30", "20.00"},
-                                                      {"carol", "20.00", "30", "20.00"},
-                                                      {"dave", "0.00", "30", "0.00"}};
-  const std::string html = batch_html({spec}, {30}, rows);
+  BatchView batch;
+  batch.lab_ids = {"03_tiling"};
+  batch.lab_max = {30};
+  for (const auto& [id, points] :
+       std::vector<std::pair<std::string, double>>{{"alice", 30}, {"bob", 20}, {"carol", 20}, {"dave", 0}}) {
+    GradeDocument d;
+    d.id = id;
+    d.score = points, d.max_score = 30;
+    GradedLab lab;
+    lab.id = "03_tiling";
+    lab.points = points, lab.max_points = 30;
+    d.labs.push_back(lab);
+    batch.entries.push_back({id, d, ""});
+  }
+  batch.entries.push_back({"erin", std::nullopt, "not graded"});
+  const std::string html = batch_html(batch);
   CHECK(html.find("<a href=\"alice/report.html\">alice</a>") != std::string::npos);
-  CHECK(html.find("03_tiling: points of 4 submissions") != std::string::npos);
+  CHECK(html.find("03_tiling: points of 5 submissions") != std::string::npos);
   // 20 of 30 falls in the bin from 18 to 21; two submissions there.
   CHECK(html.find("<title>18 to 21: 2</title>") != std::string::npos);
   CHECK(html.find("<title>27 to 30: 1</title>") != std::string::npos);
-  CHECK(html.find("<title>0 to 3: 1</title>") != std::string::npos);
+  // dave's 0 and erin's (not graded) 0.
+  CHECK(html.find("<title>0 to 3: 2</title>") != std::string::npos);
+  const std::string csv = batch_csv(batch);
+  CHECK(csv.find("alice,30.00,30,30.00,graded\n") != std::string::npos);
+  CHECK(csv.find("erin,0.00,0,,not graded\n") != std::string::npos);
 }
 
 TEST_CASE("report.html for the browser test is written where it is asked for") {
@@ -162,7 +182,7 @@ TEST_CASE("report.html for the browser test is written where it is asked for") {
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
-  const std::string html = report_html(g);
+  const std::string html = report_html(doc_of(g));
   REQUIRE(html.find("class=\"point student\"") != std::string::npos);
   if (const char* out = std::getenv("CUDALAB_REPORT_OUT")) {
     std::ofstream f(out);

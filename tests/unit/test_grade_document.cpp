@@ -1,0 +1,194 @@
+// The grade document (grade_document.h): what the grader writes reads back as
+// the same document, every view written from the read-back document is the
+// same as from the original, the schema in grader/schema/ describes exactly
+// what is written, and a reader refuses what is not a document of its format.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "course.h"
+#include "export.h"
+#include "grade_document.h"
+#include "judged_for_tests.h"
+#include "report_html.h"
+
+using namespace cudalab;
+
+namespace {
+
+LabSpec lab_spec() {
+  return parse_lab(R"(
+[lab]
+title = "Tiled"
+student_files = ["matmul_tiled.cu"]
+tests = ["t.cpp"]
+[[check]]
+id = "square"
+name = "tiled matmul is correct on squares"
+kind = "correctness"
+points = 20
+[[check]]
+id = "fast"
+name = "tiled matmul is fast"
+kind = "speed"
+points = 10
+requires = ["square"]
+min_ratio = 1.3
+credit = { zero_at = 1.0, full_at = 1.3 }
+)",
+                   "lab.toml", "03_tiling");
+}
+
+SubmissionGrade graded(const LabSpec& spec, const LabSpec& other) {
+  SubmissionGrade g;
+  g.id = "alice";
+  g.gpu = true;
+  g.gpu_line = "NVIDIA H100";
+  g.seconds = 12.4;
+  g.ignored = {"notes.txt: not a student file of any lab"};
+  LabGrade lab;
+  lab.spec = &spec;
+  lab.weight = 2;
+  CheckResult sq;
+  sq.id = "square", sq.name = spec.checks[0].name, sq.kind = CheckKind::correctness;
+  sq.verdict = Verdict::fail;
+  sq.failures = {"Diagnosis: the boundary checks.", "C[1][2] = 3 (expected 4) <here>"};
+  sq.notes = {"shape 17x17"};
+  sq.output = "printed \"text\"";
+  CheckResult fast;
+  fast.id = "fast", fast.name = spec.checks[1].name, fast.kind = CheckKind::speed;
+  fast.verdict = Verdict::pass;
+  fast.measurements = {{"ratio", 1.15, "x"}, {"student_ms", 0.5, "ms"}};
+  lab.results = JudgedForTests::make({sq, fast});
+  g.labs.push_back(lab);
+  LabGrade missing;
+  missing.spec = &other;
+  missing.status = LabStatus::build_failed;
+  missing.message = "matmul_tiled.cu:3: error: expected ';'";
+  g.labs.push_back(missing);
+  score_submission(g);
+  return g;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The part of JSON Schema that grade.schema.json uses: type, const, enum,
+// required, properties, additionalProperties, items, $ref, oneOf. Returns
+// the first place that does not conform, or "".
+std::string conforms(const nlohmann::json& v, const nlohmann::json& schema, const nlohmann::json& root,
+                     const std::string& at) {
+  if (schema.contains("$ref")) {
+    const std::string ref = schema["$ref"];  // "#/$defs/name"
+    return conforms(v, root["$defs"][ref.substr(ref.rfind('/') + 1)], root, at);
+  }
+  if (schema.contains("oneOf")) {
+    int matched = 0;
+    for (const auto& s : schema["oneOf"]) matched += conforms(v, s, root, at).empty();
+    return matched == 1 ? "" : at + ": matches " + std::to_string(matched) + " of oneOf";
+  }
+  if (schema.contains("const") && v != schema["const"]) return at + ": not " + schema["const"].dump();
+  if (schema.contains("enum")) {
+    bool found = false;
+    for (const auto& e : schema["enum"]) found |= v == e;
+    if (!found) return at + ": " + v.dump() + " not in " + schema["enum"].dump();
+  }
+  if (schema.contains("type")) {
+    const std::string t = schema["type"];
+    const bool ok = (t == "object" && v.is_object()) || (t == "array" && v.is_array()) ||
+                    (t == "string" && v.is_string()) || (t == "number" && v.is_number()) ||
+                    (t == "boolean" && v.is_boolean()) || (t == "null" && v.is_null());
+    if (!ok) return at + ": not of type " + t;
+  }
+  if (v.is_object()) {
+    for (const auto& r : schema.value("required", nlohmann::json::array()))
+      if (!v.contains(r.get<std::string>())) return at + ": missing " + r.get<std::string>();
+    const nlohmann::json props = schema.value("properties", nlohmann::json::object());
+    for (const auto& [k, x] : v.items()) {
+      if (props.contains(k)) {
+        if (auto e = conforms(x, props[k], root, at + "." + k); !e.empty()) return e;
+      } else if (schema.contains("additionalProperties")) {
+        const auto& extra = schema["additionalProperties"];
+        if (extra.is_boolean() && !extra.get<bool>()) return at + ": " + k + " is not in the schema";
+        if (extra.is_object())
+          if (auto e = conforms(x, extra, root, at + "." + k); !e.empty()) return e;
+      }
+    }
+  }
+  if (v.is_array() && schema.contains("items"))
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (auto e = conforms(v[i], schema["items"], root, at + "[" + std::to_string(i) + "]"); !e.empty())
+        return e;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("A grade document reads back as itself, and its views read back the same", "[grade_document]") {
+  const LabSpec spec = lab_spec(), other = lab_spec();
+  const GradeDocument doc = grade_document(graded(spec, other), "1.2.3");
+  const nlohmann::json j = to_json(doc);
+  CHECK(j["format"] == std::string(kGradeFormat));
+  CHECK(j["labs"][1]["status"] == "build_failed");
+  CHECK(j["labs"][0]["checks"][0]["verdict"] == "fail");
+  std::string error;
+  const auto back = grade_document_from_json(nlohmann::json::parse(j.dump()), error);
+  REQUIRE(back);
+  CHECK(error.empty());
+  CHECK(to_json(*back) == j);
+  // Every view is a function of the document alone.
+  CHECK(gradescope_json(*back) == gradescope_json(doc));
+  CHECK(prairielearn_json(*back) == prairielearn_json(doc));
+  CHECK(junit_xml(*back) == junit_xml(doc));
+  CHECK(csv_row(*back) == csv_row(doc));
+  CHECK(submission_output(*back) == submission_output(doc));
+  CHECK(report_html(*back) == report_html(doc));
+  // And they carry what the grade says.
+  CHECK(gradescope_json(*back)["tests"][1]["output"].get<std::string>().find("needs 1.30x") !=
+        std::string::npos);
+}
+
+TEST_CASE("grader/schema/grade.schema.json describes every field the grader writes", "[grade_document]") {
+  const auto schema = nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
+  CHECK(schema["properties"]["format"]["const"] == std::string(kGradeFormat));
+  const LabSpec spec = lab_spec(), other = lab_spec();
+  const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));
+  CHECK(conforms(j, schema, schema, "grade") == "");
+  // The validator itself fails on what does not conform.
+  nlohmann::json extra = j;
+  extra["labs"][0]["checks"][0]["surprise"] = 1;
+  CHECK(conforms(extra, schema, schema, "grade") == "grade.labs[0].checks[0]: surprise is not in the schema");
+  nlohmann::json bad = j;
+  bad["labs"][0]["status"] = "build-failed";
+  CHECK_FALSE(conforms(bad, schema, schema, "grade").empty());
+}
+
+TEST_CASE("A grade document of another format, or with a bad field, is refused with its place named",
+          "[grade_document]") {
+  const LabSpec spec = lab_spec(), other = lab_spec();
+  const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));
+  std::string error;
+  nlohmann::json v2 = j;
+  v2["format"] = "cudalab-grade/2";
+  CHECK_FALSE(grade_document_from_json(v2, error));
+  CHECK(error == "grade document of format \"cudalab-grade/2\"; this cudalab reads \"cudalab-grade/1\" only");
+  CHECK_FALSE(grade_document_from_json(nlohmann::json::parse(R"({"score": 3})"), error));
+  CHECK(error.find("no \"format\"") != std::string::npos);
+  nlohmann::json verdict = j;
+  verdict["labs"][0]["checks"][1]["verdict"] = "passed";
+  CHECK_FALSE(grade_document_from_json(verdict, error));
+  CHECK(error.find("grade.labs[0].checks[1].verdict is \"passed\", not one of pass, fail") == 0);
+  nlohmann::json missing = j;
+  missing["labs"][1].erase("points");
+  CHECK_FALSE(grade_document_from_json(missing, error));
+  CHECK(error == "grade.labs[1].points is missing");
+  nlohmann::json wrong = j;
+  wrong["score"] = "60";
+  CHECK_FALSE(grade_document_from_json(wrong, error));
+  CHECK(error == "grade.score must be a number");
+}
