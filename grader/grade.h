@@ -3,6 +3,7 @@
 // tests and references, run each check in its own process, score.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -134,6 +135,32 @@ class Grader {
   // (confined); "" when each lies where a lab may include from, else the
   // problems (nothing of an include's contents is quoted).
   std::string include_problems(const LabSpec& lab, int slot);
+  // A submission between the stages of run(), on the GPU: what each stage
+  // reads and adds to.
+  struct Checking {
+    SubmissionGrade grade;
+    Staged staged;   // its slot, GPU, seeds and ready labs (its grade is `grade`)
+    RunContext ctx;  // what every check of this submission runs with
+    // Per lab and check: the grader's verdict, filled stage by stage.
+    std::vector<std::vector<std::optional<Judged>>> done;
+    struct Pending {
+      std::size_t lab, check;
+      RunContext ctx;  // with the reference's evidence to judge against
+    };
+    std::vector<Pending> correctness;        // the student's correctness checks to run
+    std::vector<std::optional<Judged>> ran;  // their verdicts, in that order
+    std::chrono::steady_clock::time_point t0;
+    // The context of a lab's checks in the build folder `build_dir`.
+    RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
+  };
+  // The stages of run(), in order (see run() in pipeline/grader.cpp).
+  Checking begin_checks(Staged st);
+  void plan_correctness(Checking& c);
+  void run_correctness(Checking& c);
+  void take_second_looks(Checking& c);
+  void run_speed_checks(Checking& c);
+  SubmissionGrade finish(Checking& c);
+
   // Symbols and includes the student's objects may not use; "" if none.
   // fresh_only: after a failed build, skip objects older than their source.
   // cpu_mode: the objects of the CPU-mode build (<lab>-tests-cpu).

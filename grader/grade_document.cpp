@@ -131,7 +131,8 @@ class Reader {
 };
 
 template <typename E>
-E enum_field(Reader& r, const char* key, std::optional<E> (*parse)(std::string_view), const std::string& allowed) {
+E enum_field(Reader& r, const char* key, std::optional<E> (*parse)(std::string_view),
+             const std::string& allowed) {
   const std::string s = r.str(key);
   const auto e = parse(s);
   if (!e && r.ok()) r.fail(key, fmt::format("is \"{}\", not one of {}", s, allowed));
@@ -150,8 +151,10 @@ GradedCheck read_check(const nlohmann::json& j, const std::string& where, std::s
   if (const nlohmann::json* t = r.optional("thresholds")) {
     if (!t->is_object()) r.fail("thresholds", "must be an object of numbers");
     for (const auto& [k, v] : t->items()) {
-      if (!v.is_number()) r.fail("thresholds." + k, "must be a number");
-      else c.spec.numbers[k] = v.get<double>();
+      if (!v.is_number())
+        r.fail("thresholds." + k, "must be a number");
+      else
+        c.spec.numbers[k] = v.get<double>();
     }
   }
   if (const nlohmann::json* cr = r.optional("credit")) {

@@ -1,0 +1,147 @@
+// grader/pipeline/common.cpp: helpers the pipeline's stages share (declared in internal.h).
+#include "grade.h"
+#include "pipeline/internal.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+#include "cudalab/replay.h"
+#include "explain.h"
+#include "policy.h"
+#include "process.h"
+#include "sandbox.h"
+#include "submission.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+// The folders of a ':'-separated list in the environment that exist.
+std::vector<fs::path> env_dirs(const char* var) {
+  std::vector<fs::path> out;
+  const char* v = std::getenv(var);
+  std::stringstream in(v ? v : "");
+  std::error_code ec;
+  for (std::string item; std::getline(in, item, ':');)
+    if (!item.empty() && item[0] == '/' && fs::is_directory(item, ec)) out.push_back(item);
+  return out;
+}
+
+// Calls f(0) to f(count - 1), at most `jobs` at once, started in index order
+// (a caller that sorts the longest first ends soon after it). The first
+// exception is rethrown once the calls under way have finished; no call
+// starts after it.
+void for_each_side_by_side(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& f) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failed;
+  std::mutex lock;
+  const auto worker = [&] {
+    for (std::size_t i; (i = next++) < count;) {
+      try {
+        f(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> guard(lock);
+        if (!failed) failed = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < std::min(jobs, count); ++w)
+    threads.emplace_back(worker);  // the caller is the last
+  worker();
+  for (auto& t : threads) t.join();
+  if (failed) std::rethrow_exception(failed);
+}
+
+// CUDALAB_PROFILE=1: where a grade's time goes, on stderr ("+12.34 s  lab
+// 03_tiling built"), to find what to cut (issue 13). Off by default.
+void profile(const std::string& what) {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDALAB_PROFILE");
+    return v && *v && std::string(v) != "0";
+  }();
+  if (!on) return;
+  static const auto t0 = std::chrono::steady_clock::now();
+  fmt::print(stderr, "+{:7.2f} s  {}\n",
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what);
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path reference_binary(const fs::path& build, const LabSpec& lab, bool cpu_mode) {
+  return build / "labs" / (lab.id + (cpu_mode ? "-tests-cpu" : "-tests"));
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+fs::path slot_dir(const fs::path& work_dir, int slot) {
+  if (slot == Grader::kReferenceSlot) return work_dir / "reference";
+  return slot == 0 ? work_dir : work_dir / fmt::format("slot-{}", slot);
+}
+
+// Splits a compile command as Meson writes it (arguments with spaces quoted).
+std::vector<std::string> split_command(const std::string& cmd) {
+  std::vector<std::string> out;
+  std::string cur;
+  char quote = 0;
+  bool have = false;
+  for (std::size_t i = 0; i < cmd.size(); ++i) {
+    const char c = cmd[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < cmd.size())
+        cur += cmd[++i];
+      else
+        cur += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c, have = true;
+    } else if (c == ' ') {
+      if (have || !cur.empty()) out.push_back(cur), cur.clear(), have = false;
+    } else {
+      cur += c;
+    }
+  }
+  if (have || !cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Whether compile_commands.json's entry `e` compiles the student file `f` of
+// `lab` from the overlay: nvcc's object (GPU), or g++'s of its simt
+// translation (CPU mode). labs/meson.build compiles them into a library of
+// their own, linked last.
+bool student_object(const nlohmann::json& e, const fs::path& overlay, const LabSpec& lab,
+                    const std::string& f, bool cpu) {
+  const std::string src = (overlay / lab.id / f).string();
+  const std::string prefix = "labs/lib" + lab.id + (cpu ? "-student-cpu.a.p/" : "-student.a.p/");
+  const std::string cpu_src = "cpu-" + lab.id + "-" + f + ".cpp";
+  const std::string file = e.is_object() ? e.value("file", "") : "";
+  const bool mine = cpu ? file.size() >= cpu_src.size() &&
+                              file.compare(file.size() - cpu_src.size(), cpu_src.size(), cpu_src) == 0
+                        : file == src;
+  return mine && e.value("output", "").rfind(prefix, 0) == 0;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,41 @@
+// grader/pipeline/internal.h: what the grading pipeline's stages share, and
+// nothing outside grader/pipeline/ includes.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cudalab/manifest.h"
+
+namespace cudalab {
+
+// Calls f(0) to f(count - 1), at most `jobs` at once, started in index order
+// (a caller that sorts the longest first ends soon after it). The first
+// exception is rethrown once the calls under way have finished.
+void for_each_side_by_side(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& f);
+
+// CUDALAB_PROFILE=1: where a grade's time goes, on stderr. Off by default.
+void profile(const std::string& what);
+
+std::string read_all(const std::filesystem::path& p);
+void replace_all(std::string& s, const std::string& from, const std::string& to);
+
+// A slot's folder in the grading folder (Grader::kReferenceSlot: the reference's).
+std::filesystem::path slot_dir(const std::filesystem::path& work_dir, int slot);
+// The reference's test binary of a lab in a build folder, for GPU or CPU mode.
+std::filesystem::path reference_binary(const std::filesystem::path& build, const LabSpec& lab, bool cpu_mode);
+
+// The folders of a PATH-like environment variable.
+std::vector<std::filesystem::path> env_dirs(const char* var);
+// A compile command split into its words (compile_commands.json's "command").
+std::vector<std::string> split_command(const std::string& cmd);
+// Whether compile_commands.json's entry `e` compiles the student file `f` of
+// `lab` from the overlay (GPU, or CPU mode's simt translation).
+bool student_object(const nlohmann::json& e, const std::filesystem::path& overlay, const LabSpec& lab,
+                    const std::string& f, bool cpu);
+
+}  // namespace cudalab

@@ -1,0 +1,183 @@
+// grader/pipeline/reference.cpp: the reference solution's side of every check: its evidence and times per seed, kept and pruned, and the grading folder's key.
+#include "grade.h"
+#include "pipeline/internal.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+#include "cudalab/replay.h"
+#include "explain.h"
+#include "policy.h"
+#include "process.h"
+#include "sandbox.h"
+#include "submission.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+namespace {
+
+// Where the reference's results for a check are kept: <reference>/evidence/
+// <gpu|cpu>/<seed>/<lab>/<check>.{evidence,seconds}.
+fs::path reference_record(const fs::path& reference_dir, const RunContext& ctx, const LabSpec& lab,
+                          const CheckSpec& check, bool cpu_mode, const char* ext) {
+  return reference_dir / "evidence" / (cpu_mode ? "cpu" : "gpu") / (ctx.seed.empty() ? "default" : ctx.seed) /
+         lab.id / (check.id + ext);
+}
+
+// A kept file is current when the reference binary is not newer.
+bool current(const fs::path& file, const fs::path& binary) {
+  std::error_code ec;
+  return fs::exists(file, ec) && fs::last_write_time(file, ec) >= fs::last_write_time(binary, ec);
+}
+
+double read_seconds(const fs::path& file) {
+  std::ifstream in(file);
+  double s = 0;
+  return in >> s && s > 0 ? s : 0;
+}
+
+void write_seconds(const fs::path& file, double seconds) {
+  std::ofstream(file.string() + ".tmp") << fmt::format("{:.3f}\n", seconds);
+  std::error_code ec;
+  fs::rename(file.string() + ".tmp", file, ec);
+}
+
+// The reference's evidence kept, per mode, for this many seeds: a batch on N
+// GPUs has up to 2N submissions in flight, and the same files graded again
+// (a warm grade, a resumed batch) reuse theirs.
+constexpr std::size_t kKeptSeeds = 64;
+
+}  // namespace
+
+fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                    bool cpu_mode, std::string& error, double* seconds) {
+  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
+  error = build_reference(lab, cpu_mode);
+  if (!error.empty()) return {};
+  const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
+  const fs::path dir = slot_dir(cfg_.work_dir, kReferenceSlot);
+  const fs::path file = reference_record(dir, ctx, lab, check, cpu_mode, ".evidence");
+  const fs::path time_file = reference_record(dir, ctx, lab, check, cpu_mode, ".seconds");
+  std::error_code ec;
+  // Kept from an earlier run (a batch's first submission) with its time.
+  if (current(file, binary) && current(time_file, binary)) {
+    if (seconds) *seconds = read_seconds(time_file);
+    // The seed's folder, newest again: pruning keeps the recently used.
+    fs::last_write_time(file.parent_path().parent_path(), fs::file_time_type::clock::now(), ec);
+    return file;
+  }
+  fs::create_directories(file.parent_path());
+  RunContext rc = ctx;
+  rc.binary = binary;
+  rc.sanitizer.clear();
+  rc.reference_evidence.clear();
+  rc.reference_s = 0;
+  // A name of its own: Slurm tasks on several nodes may compute it at once in
+  // one shared grading folder; the rename below is atomic and the contents equal.
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  rc.evidence_out = file.string() + "." + host + "-" + run_stem(lab.id, check.id) + ".tmp";
+  rc.max_timeout_s = 0;  // the course's cap is for students; the reference gets the lab's own limit
+  const CheckResult r = run_reference_check(rc, lab, check).said;
+  if (!r.passed()) {
+    fs::remove(rc.evidence_out, ec);
+    error = fmt::format(
+        "the reference solution did not pass the check {} of {} ({}{}): the grader cannot judge it", check.id,
+        lab.id, r.verdict, r.failures.empty() ? "" : ": " + r.failures.front());
+    return {};
+  }
+  fs::rename(rc.evidence_out, file);
+  write_seconds(time_file, r.seconds);
+  if (seconds) *seconds = r.seconds;
+  return file;
+}
+
+double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                       bool cpu_mode) {
+  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
+  if (!build_reference(lab, cpu_mode).empty()) return 0;
+  const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
+  const fs::path time_file =
+      reference_record(slot_dir(cfg_.work_dir, kReferenceSlot), ctx, lab, check, cpu_mode, ".seconds");
+  if (current(time_file, binary)) return read_seconds(time_file);
+  fs::create_directories(time_file.parent_path());
+  RunContext rc = ctx;
+  rc.binary = binary;
+  rc.sanitizer.clear();
+  rc.reference_evidence.clear();
+  rc.evidence_out.clear();
+  rc.reference_s = 0;
+  rc.max_timeout_s = 0;
+  const CheckResult r = run_reference_check(rc, lab, check).said;
+  // Its time counts if the check ran to its end (a pass, or a ratio below the
+  // threshold on this GPU, or "not run" in CPU mode); a hang or a crash of the
+  // reference leaves the lab's limit.
+  if (r.verdict != Verdict::pass && r.verdict != Verdict::fail && r.verdict != Verdict::not_run) return 0;
+  write_seconds(time_file, r.seconds);
+  return r.seconds;
+}
+
+const GradingKey& Grader::key() {
+  const std::lock_guard<std::mutex> lock(key_mutex_);
+  if (!key_) key_ = grading_key(cfg_.work_dir);
+  return *key_;
+}
+
+std::string Grader::reference_speed_seed() {
+  // The speed checks time fresh inputs of their own (cudalab/timing.h); this
+  // seed only keeps the reference's time apart from every student's seed.
+  return derive_seed(key(), cfg_.seed, "reference speed runs", {});
+}
+
+void Grader::prune_reference_evidence() {
+  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
+  std::error_code ec;
+  for (const char* mode : {"gpu", "cpu"}) {
+    const fs::path dir = slot_dir(cfg_.work_dir, kReferenceSlot) / "evidence" / mode;
+    std::vector<std::pair<fs::file_time_type, fs::path>> seeds;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec)) seeds.emplace_back(fs::last_write_time(it->path(), ec), it->path());
+    if (seeds.size() <= kKeptSeeds) continue;
+    std::sort(seeds.begin(), seeds.end());
+    for (std::size_t k = 0; k + kKeptSeeds < seeds.size(); ++k) fs::remove_all(seeds[k].second, ec);
+  }
+}
+
+void Grader::plan_correctness(Checking& c) {
+  const SubmissionGrade& g = c.grade;
+  for (std::size_t i = 0; i < g.labs.size(); ++i) {
+    const LabGrade& lab = g.labs[i];
+    if (lab.status != LabStatus::graded) continue;
+    const RunContext lc = c.lab_context(i, build(c.staged.slot));
+    for (std::size_t k = 0; k < lab.spec->checks.size(); ++k) {
+      const CheckSpec& check = lab.spec->checks[k];
+      if (check.kind != CheckKind::correctness) continue;
+      RunContext cc = lc;
+      std::string no_judge;
+      cc.reference_evidence = reference_evidence(lc, *lab.spec, check, g.cpu_mode, no_judge, &cc.reference_s);
+      // Without the reference's outputs nothing can be judged: a pass from
+      // the test process alone is worth nothing.
+      if (cc.reference_evidence.empty())
+        c.done[i][k] = judge_by_grader(check, Verdict::error, no_judge);
+      else
+        c.correctness.push_back({i, k, cc});
+    }
+  }
+  profile(fmt::format("slot {}: reference evidence ready", c.staged.slot));
+}
+
+}  // namespace cudalab

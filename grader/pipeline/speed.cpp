@@ -1,0 +1,162 @@
+// grader/pipeline/speed.cpp: speed checks: the student's run traces its launches, the reference build replays and times them.
+#include "grade.h"
+#include "pipeline/internal.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+#include "cudalab/replay.h"
+#include "explain.h"
+#include "policy.h"
+#include "process.h"
+#include "sandbox.h"
+#include "submission.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+namespace {
+
+// "'square' failed" when a check this one requires has a result that did not
+// pass; "" when all passed or are still to run (then the score gates it).
+std::string failed_requirement(const CheckSpec& check, const std::vector<Judged>& done) {
+  std::vector<std::string> failed;
+  for (const auto& id : check.required)
+    for (const auto& r : done)
+      if (r.result().id == id && !r.passed()) failed.push_back("'" + id + "'");
+  if (failed.empty()) return {};
+  return fmt::format("{} failed (a speed check counts only for correct code)", fmt::join(failed, " and "));
+}
+
+}  // namespace
+
+
+bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& out, std::string& error) {
+  const fs::path build_ = build(slot), overlay_ = overlay(slot);
+  const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
+  if (!db.is_array()) {
+    error = "the grader could not read compile_commands.json";
+    return false;
+  }
+  // The objects of the student's own library (labs/meson.build), and only those.
+  std::vector<std::string> pieces;
+  for (const auto& f : lab.student_files) {
+    for (const auto& e : db) {
+      if (!student_object(e, overlay_, lab, f, /*cpu=*/false)) continue;
+      std::string fatbin, why;
+      // Host-only files (.cpp) have no device code.
+      if (replay::elf_section(read_all(build_ / e.value("output", "")), ".nv_fatbin", fatbin, why))
+        pieces.push_back(std::move(fatbin));
+    }
+  }
+  if (pieces.empty()) {
+    error = "none of the submission's files has compiled kernels";
+    return false;
+  }
+  std::ofstream o(out, std::ios::binary | std::ios::trunc);
+  o << replay::pack(pieces);
+  if (!o) {
+    error = "the grader could not write " + out.string();
+    return false;
+  }
+  return true;
+}
+
+Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                               std::string& launch) {
+  const fs::path base = ctx.work_dir / run_stem(lab.id, check.id);
+  fs::create_directories(ctx.work_dir);
+  struct Remove {
+    std::vector<fs::path> files;
+    ~Remove() {
+      std::error_code ec;
+      for (const auto& f : files) fs::remove(f, ec);
+    }
+  } remove{{base.string() + ".trace", base.string() + ".kernels"}};
+  RunContext traced = ctx;
+  traced.trace_out = base.string() + ".trace";
+  Claim claim = run_student_check(traced, lab, check);
+  // Whatever the student's run says of itself counts for nothing but a
+  // failure: a pass only means "traced", and the grader's replay times it.
+  if (claim.said.verdict == Verdict::pass)
+    if (std::string big = over_bound(traced.trace_out, kMaxTraceBytes, "its launch trace"); !big.empty())
+      claim.said.verdict = Verdict::fail, claim.said.failures = {std::move(big)};
+  if (claim.said.verdict != Verdict::pass) return judge_speed_untimed(std::move(claim));
+  const double traced_s = claim.said.seconds;
+  profile(fmt::format("  {} {} traced", lab.id, check.id));
+  launch = describe_traced_launch(read_all(traced.trace_out));
+  std::string error;
+  const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
+  if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error))
+    return judge_by_grader(check, Verdict::error,
+                           fmt::format("the grader cannot time this submission: {}",
+                                       reference_error.empty() ? error : reference_error));
+  profile(fmt::format("  {} {} kernels extracted", lab.id, check.id));
+  RunContext rc = ctx;
+  rc.binary = reference_binary(build(kReferenceSlot), lab, false);
+  rc.replay_trace = base.string() + ".trace";
+  rc.replay_code = base.string() + ".kernels";
+  Testimony timed = run_reference_check(rc, lab, check);
+  timed.said.seconds += traced_s;
+  timed.said.notes.insert(
+      timed.said.notes.begin(),
+      "timed by the grader: your kernels, replayed from the launches your launcher made, in a "
+      "process that runs none of your host code");
+  return judge_speed_timed(std::move(timed));
+}
+
+void Grader::run_speed_checks(Checking& c) {
+  SubmissionGrade& g = c.grade;
+  const int slot = c.staged.slot;
+  for (std::size_t i = 0; i < g.labs.size(); ++i) {
+    LabGrade& lab = g.labs[i];
+    if (lab.status != LabStatus::graded) continue;
+    const RunContext lc = c.lab_context(i, build(slot));
+    std::vector<Judged> correct;  // what the speed checks' requirements read
+    for (const auto& r : c.done[i])
+      if (r) correct.push_back(*r);
+    for (std::size_t k = 0; k < lab.spec->checks.size(); ++k) {
+      const CheckSpec& check = lab.spec->checks[k];
+      if (c.done[i][k]) continue;
+      // A speed check counts only when the correctness checks it requires
+      // passed (score.h): where one failed it is not timed at all, and says why.
+      if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
+        c.done[i][k] = judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
+        continue;
+      }
+      // CPU mode times nothing: the grader does not run a speed check
+      // there, whatever a record would say of it.
+      if (g.cpu_mode) {
+        Judged r = judge_by_grader(check, Verdict::not_run, "");
+        r.edit_words([](CheckResult& w) { w.notes.push_back(kSpeedNotRunInCpuMode); });
+        c.done[i][k] = std::move(r);
+        continue;
+      }
+      RunContext cc = lc;
+      RunContext speed_ctx = lc;
+      speed_ctx.seed = reference_speed_seed();
+      cc.reference_s = reference_speed_seconds(speed_ctx, *lab.spec, check, false);
+      std::string launch;
+      Judged r = run_speed_check(cc, *lab.spec, check, slot, launch);
+      if (!check.explain.empty())
+        r.edit_words([&](CheckResult& words) { explain_slow(lc, *lab.spec, check, slot, launch, words); });
+      profile(fmt::format("slot {}: {} {} ran", slot, lab.spec->id, check.id));
+      c.done[i][k] = std::move(r);
+    }
+  }
+}
+
+}  // namespace cudalab
