@@ -28,7 +28,8 @@ constexpr int kNotMet = 1;      // some check's rules cannot be met (or a run fa
 constexpr int kUsage = 2;       // usage, manifest, or not the instructor's tree (no tests/variants)
 constexpr int kNeedsGpu = 3;    // no usable GPU: nothing timed (as `cudalab test`/`grade` use 3)
 
-// docs/calibration.md, "Rules": margins as fractions.
+// The margins of docs/calibration.md ("How the thresholds follow from the
+// measurements"), as fractions.
 struct Margins {
   // min_ratio <= (1 - correct) x the slowest correct alternative's slowest run
   double correct = 0.10;
