@@ -332,10 +332,6 @@ bool Grader::ensure_configured(int slot, std::string& error) {
 void Grader::sync_overlay(const SubmissionPlan* plan, int slot) {
   const fs::path overlay_ = overlay(slot);
   const fs::path labs = cfg_.source_root / "labs";
-  if (fs::exists(labs / "common"))
-    for (const auto& e : fs::recursive_directory_iterator(labs / "common"))
-      if (e.is_regular_file())
-        sync_file(e.path(), overlay_ / "common" / fs::relative(e.path(), labs / "common"));
   for (const auto& lab : cfg_.labs) {
     for (const auto& e : fs::directory_iterator(labs / lab.id)) {
       if (!e.is_regular_file()) continue;
@@ -478,7 +474,7 @@ SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
   // course (never solutions/, tests/, the course file or another slot).
   std::error_code ec;
   box.read = {overlay(slot).parent_path()};
-  for (const char* dir : {"harness", "simt", "tools", "labs"})
+  for (const char* dir : {"harness", "simt", "tools", "labs", "course"})
     if (fs::exists(cfg_.source_root / dir, ec)) box.read.push_back(cfg_.source_root / dir);
   // Headers and libraries the machine adds outside /usr (a GPU host without a
   // package manager unpacks them elsewhere, tools/offline/env.sh).

@@ -1,4 +1,4 @@
-// labs/common/bandwidth.h: what the memory-bound labs (01 coalescing, 04
+// course/include/common/bandwidth.h: what the memory-bound labs (01 coalescing, 04
 // transpose) share: 2-D shapes, turning one guarded run into a verdict, and
 // recording a side-by-side timing as bandwidth.
 //

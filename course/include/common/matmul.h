@@ -1,4 +1,4 @@
-// labs/common/matmul.h: the matrix-multiplication checks of labs 02 and 03.
+// course/include/common/matmul.h: the matrix-multiplication checks of labs 02 and 03.
 //
 // A launcher is run on seeded random inputs in [-1, 1) on guarded buffers.
 // Small shapes are checked against a double-precision CPU product; shapes too
