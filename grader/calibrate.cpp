@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "calibration_table.h"
 #include "checks.h"
 #include "expect.h"
 #include "process.h"
@@ -188,8 +189,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 }  // namespace
 
 std::string apply_to_lab_toml(const std::string& text, const std::string& check_id, double min_ratio,
-                              const std::optional<Credit>& credit, const std::string& comment,
-                              const std::string& gpu) {
+                              const std::optional<Credit>& credit) {
   std::vector<std::string> lines = split_lines(text);
   // The [[check]] blocks: from the header to the next table header.
   const std::regex id_re("^\\s*id\\s*=\\s*\"" +
@@ -232,19 +232,6 @@ std::string apply_to_lab_toml(const std::string& text, const std::string& check_
   if (!credit_done)
     throw std::runtime_error("check '" + check_id + "' has no `credit = { zero_at = A, full_at = B }` line");
 
-  // The comment: in place of this GPU's earlier one among the comments right
-  // above [[check]], else just above it.
-  const std::string earlier = "# calibrated on " + gpu + ",";
-  std::size_t c = start;
-  while (c > 0 && trim(lines[c - 1]).rfind('#', 0) == 0) --c;
-  bool replaced = false;
-  for (std::size_t k = c; k < start; ++k)
-    if (trim(lines[k]).rfind(earlier, 0) == 0) {
-      lines[k] = comment;
-      replaced = true;
-    }
-  if (!replaced) lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(start), comment);
-
   std::string out;
   for (const auto& l : lines) out += l + "\n";
   if (!text.empty() && text.back() != '\n') out.pop_back();
@@ -252,6 +239,28 @@ std::string apply_to_lab_toml(const std::string& text, const std::string& check_
 }
 
 // --- running ------------------------------------------------------------------
+
+std::vector<Participant> participants(const LabSpec& lab, const CheckSpec& check,
+                                      const fs::path& variants_dir) {
+  const fs::path vdir = variants_dir / lab.id;
+  std::vector<std::string> variants;
+  if (fs::is_directory(vdir))
+    for (const auto& e : fs::directory_iterator(vdir))
+      if (e.is_directory() && fs::exists(e.path() / "expect.toml"))
+        variants.push_back(e.path().filename().string());
+  std::sort(variants.begin(), variants.end());
+  std::vector<Participant> out;
+  for (const auto& v : variants) {
+    const ExpectFile ex = load_expect(vdir / v / "expect.toml");
+    const Expectation* e = ex.find(check.id);
+    if (!e || (e->verdict != Verdict::pass && e->verdict != Verdict::fail)) continue;
+    bool gated = false;
+    for (const auto& req : check.required)
+      if (const Expectation* r = ex.find(req); r && r->verdict != Verdict::pass) gated = true;
+    if (!gated) out.push_back({v, e->verdict == Verdict::pass});
+  }
+  return out;
+}
 
 namespace {
 
@@ -270,6 +279,16 @@ std::string read_text(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// The nvcc this program's build was configured with: it built the variant
+// binaries that calibrate times ("" in a build without CUDA).
+std::string nvcc_version() {
+#ifdef CUDALAB_NVCC_VERSION
+  return CUDALAB_NVCC_VERSION;
+#else
+  return "";
+#endif
 }
 
 std::string today() {
@@ -431,9 +450,7 @@ int run_calibration(const Options& in) {
     std::sort(labs.begin(), labs.end());
   }
 
-  // What to time: per lab, every speed check and the variants whose
-  // expect.toml gives it a verdict (pass: correct; fail: a foil), less those
-  // expected to fail a correctness check it requires (the skeleton).
+  // What to time: per lab, every speed check and its participants.
   std::vector<LabPlan> plans;
   for (const auto& lab : labs) {
     LabPlan plan;
@@ -443,32 +460,14 @@ int run_calibration(const Options& in) {
       fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
       return kUsage;
     }
-    const fs::path vdir = o.variants_dir / lab;
-    std::vector<std::string> variants;
-    if (fs::is_directory(vdir))
-      for (const auto& e : fs::directory_iterator(vdir))
-        if (e.is_directory() && fs::exists(e.path() / "expect.toml"))
-          variants.push_back(e.path().filename().string());
-    std::sort(variants.begin(), variants.end());
-    std::map<std::string, ExpectFile> expects;
     try {
-      for (const auto& v : variants) expects[v] = load_expect(vdir / v / "expect.toml");
+      for (const auto& check : plan.spec.checks)
+        if (check.kind == CheckKind::speed)
+          for (const auto& v : participants(plan.spec, check, o.variants_dir))
+            plan.items.push_back({lab, check.id, v.variant, v.correct});
     } catch (const ManifestError& e) {
       fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
       return kUsage;
-    }
-    for (const auto& check : plan.spec.checks) {
-      if (check.kind != CheckKind::speed) continue;
-      for (const auto& v : variants) {
-        const ExpectFile& ex = expects[v];
-        const Expectation* e = ex.find(check.id);
-        if (!e || (e->verdict != Verdict::pass && e->verdict != Verdict::fail)) continue;
-        bool gated = false;
-        for (const auto& req : check.required)
-          if (const Expectation* r = ex.find(req); r && r->verdict != Verdict::pass) gated = true;
-        if (gated) continue;
-        plan.items.push_back({lab, check.id, v, e->verdict == Verdict::pass});
-      }
     }
     plans.push_back(std::move(plan));
   }
@@ -513,10 +512,13 @@ int run_calibration(const Options& in) {
       fmt::print("built; nothing timed (--build-only)\n");
       return kCalibrated;
     }
-    // When and where: a later --from-records dates its comments from this.
+    // When, where and built with what: a later --from-records dates its
+    // table entries from this.
     fs::create_directories(records);
     std::ofstream(records / "calibration.json")
-        << nlohmann::json{{"gpu", gpu_name}, {"date", today()}, {"runs", o.runs}}.dump(2) << "\n";
+        << nlohmann::json{{"gpu", gpu_name}, {"date", today()}, {"runs", o.runs}, {"nvcc", nvcc_version()}}
+               .dump(2)
+        << "\n";
     std::size_t total = 0;
     for (const auto& plan : plans) total += plan.items.size();
     total *= static_cast<std::size_t>(o.runs);
@@ -568,11 +570,21 @@ int run_calibration(const Options& in) {
     fmt::print("dry run: reading the records in {} (nothing is timed)\n", records.string());
   }
   std::string date = today();
+  std::string nvcc = dry ? "" : nvcc_version();
   if (const auto meta = nlohmann::json::parse(read_text(records / "calibration.json"), nullptr, false);
       meta.is_object() && meta.contains("date") && meta["date"].is_string()) {
     date = meta["date"].get<std::string>();
+    if (meta.contains("nvcc") && meta["nvcc"].is_string()) nvcc = meta["nvcc"].get<std::string>();
     if (dry) fmt::print("measured on {}, {}\n", meta.value("gpu", std::string("?")), date);
   }
+  // Where a table entry's measurements are: the records' folder, as named
+  // from the source tree where it lies inside it.
+  std::string source = fs::absolute(records).lexically_normal().string();
+  if (const fs::path rel = fs::absolute(records).lexically_normal().lexically_relative(
+          fs::absolute(o.source_root).lexically_normal());
+      !rel.empty() && *rel.begin() != "..")
+    source = rel.string();
+  source = fmt::format("cudalab calibrate{}: the records in {}", dry ? " --from-records" : "", source);
 
   // The proposal, per check.
   bool any_not_met = false;
@@ -582,10 +594,12 @@ int run_calibration(const Options& in) {
   };
   std::vector<Row> summary;
   std::map<std::string, std::string> new_text;  // lab.toml path -> edited text
+  std::vector<TableEntry> entries;              // the GPU's table: the checks calibrated
   for (const auto& plan : plans) {
     for (const auto& check : plan.spec.checks) {
       if (check.kind != CheckKind::speed) continue;
       std::vector<Measured> measured;
+      std::string device;  // this check's records' GPU line
       for (const auto& it : plan.items) {
         if (it.check_id != check.id) continue;
         Reading r = read_records(records, it, check);
@@ -597,6 +611,7 @@ int run_calibration(const Options& in) {
               it.lab, it.variant, r.skipped_reason, kNeedsGpu);
           return kNeedsGpu;
         }
+        if (device.empty() && !r.gpus.empty()) device = r.gpus.front();
         for (const auto& g : r.gpus)
           if (record_gpu.empty())
             record_gpu = g;
@@ -650,25 +665,18 @@ int run_calibration(const Options& in) {
         if (o.write) {
           const std::string file = plan.spec.file.string();
           if (!new_text.count(file)) new_text[file] = read_text(plan.spec.file);
-          std::vector<std::string> parts;
-          for (const auto& m : measured)
-            if (!m.ratios.empty())
-              parts.push_back(fmt::format("{} {:.3f}{}", m.variant, m.median(), m.correct ? "" : " (fails)"));
-          const std::string label = gpu_label(record_gpu.empty() ? gpu_name : record_gpu);
-          const std::string comment = fmt::format(
-              "# calibrated on {}, {}: {}; min_ratio {}, credit {} to {} (cudalab calibrate, median of {} "
-              "runs)",
-              label, date, fmt::join(parts, ", "), format_number(p.min_ratio),
-              p.credit ? format_number(p.credit->zero_at) : "-",
-              p.credit ? format_number(p.credit->full_at) : "-",
-              measured.empty() ? 0 : measured.front().runs);
           try {
-            new_text[file] =
-                apply_to_lab_toml(new_text[file], check.id, p.min_ratio, p.credit, comment, label);
+            new_text[file] = apply_to_lab_toml(new_text[file], check.id, p.min_ratio, p.credit);
           } catch (const std::exception& e) {
             fmt::print(stderr, "cudalab calibrate: {}: {}\n", file, e.what());
             return kUsage;
           }
+          TableEntry e = make_entry(plan.spec.id, check.id, measured, p, o.margins);
+          e.date = date;
+          e.device = device.empty() ? gpu_name : device;
+          e.nvcc = nvcc;
+          e.source = source;
+          entries.push_back(std::move(e));
         }
       }
       summary.push_back(row);
@@ -698,9 +706,29 @@ int run_calibration(const Options& in) {
       out << text;
       fmt::print("wrote {}\n", file);
     }
+    if (!entries.empty()) {
+      // The GPU's table: this run's checks in place of earlier ones, the
+      // others kept.
+      const auto [name, sm] = split_gpu_label(gpu_label(record_gpu.empty() ? gpu_name : record_gpu));
+      const fs::path tables = o.tables_dir.empty() ? o.source_root / "calibration" : o.tables_dir;
+      const fs::path file = tables / table_file_name(name, sm);
+      Table table{name, sm, {}};
+      try {
+        if (fs::exists(file)) table = load_table(file);
+      } catch (const ManifestError& e) {
+        fmt::print(stderr, "cudalab calibrate: {}; not written\n", e.what());
+        return kUsage;
+      }
+      for (auto& e : entries) table.put(std::move(e));
+      fs::create_directories(tables);
+      std::ofstream(file, std::ios::trunc | std::ios::binary) << format_table(table);
+      fmt::print("wrote {}\n", file.string());
+    }
     if (new_text.empty()) fmt::print("--write: no check was calibrated, no file changed\n");
   } else {
-    fmt::print("(--write puts the proposals into the labs' lab.toml files)\n");
+    fmt::print(
+        "(--write records the measurements in the GPU's table, calibration/<gpu>.toml, and puts the "
+        "proposals into the labs' lab.toml files)\n");
   }
   if (!dry)
     fmt::print("records: {} (`cudalab calibrate --from-records {}` reads them again)\n", records.string(),

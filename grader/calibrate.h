@@ -1,8 +1,11 @@
-// grader/calibrate.h: `cudalab calibrate [LAB...]` (issue 10): times, on the
-// course's GPU, every speed check's reference and the foils the framework
-// keeps (tests/variants/<lab>/: correct alternatives that must pass the check,
-// and the mistakes it is about, which must fail it), and proposes each check's
-// min_ratio and credit curve by the rules of docs/calibration.md.
+// grader/calibrate.h: `cudalab calibrate [LAB...]`: times, on the course's
+// GPU, every speed check's reference and the foils the framework keeps
+// (tests/variants/<lab>/: correct alternatives that must pass the check, and
+// the mistakes it is about, which must fail it), and proposes each check's
+// min_ratio and credit curve by the rules of docs/calibration.md. With
+// --write it records the measurements and the proposal in the GPU's table,
+// calibration/<gpu>.toml (calibration_table.h), and sets the numbers in
+// lab.toml.
 //
 // The proposal (propose) and the lab.toml edit (apply_to_lab_toml) are pure
 // host functions, unit-tested in tests/unit/test_calibrate.cpp; run_calibration
@@ -25,7 +28,8 @@ constexpr int kNotMet = 1;      // some check's rules cannot be met (or a run fa
 constexpr int kUsage = 2;       // usage, manifest, or not the instructor's tree (no tests/variants)
 constexpr int kNeedsGpu = 3;    // no usable GPU: nothing timed (as `cudalab test`/`grade` use 3)
 
-// docs/calibration.md, "Rules": margins as fractions.
+// The margins of docs/calibration.md ("How the thresholds follow from the
+// measurements"), as fractions.
 struct Margins {
   // min_ratio <= (1 - correct) x the slowest correct alternative's slowest run
   double correct = 0.10;
@@ -83,27 +87,40 @@ double nearest_in_range(double current, double lo, double hi);
 std::string format_number(double v);
 
 // lab.toml's text with check `check_id`'s min_ratio and credit numbers set
-// (nothing else of the file changes: formatting and comments stay) and
-// `comment` (one line, "# calibrated on ...") put above its [[check]] line,
-// in place of an earlier "# calibrated on <same gpu>," line. Throws
+// (nothing else of the file changes: formatting and comments stay). Throws
 // std::runtime_error where the check or its numbers are not found.
 std::string apply_to_lab_toml(const std::string& text, const std::string& check_id, double min_ratio,
-                              const std::optional<Credit>& credit, const std::string& comment,
-                              const std::string& gpu_label);
+                              const std::optional<Credit>& credit);
 
 // "NVIDIA H100 80GB HBM3 (sm_90)" from a record's gpu line
 // ("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, ...)").
 std::string gpu_label(const std::string& record_gpu);
 
+// A variant that takes part in calibrating a speed check.
+struct Participant {
+  std::string variant;
+  bool correct = false;  // expect.toml "pass": a correct alternative; "fail": a foil
+};
+
+// Those of <variants_dir>/<lab.id>/ whose expect.toml gives `check` the
+// verdict "pass" or "fail", less those expected to fail a correctness check it
+// requires (the skeleton); sorted by name. Throws ManifestError on a
+// malformed expect.toml.
+std::vector<Participant> participants(const LabSpec& lab, const CheckSpec& check,
+                                      const std::filesystem::path& variants_dir);
+
 struct Options {
   std::filesystem::path source_root, build_root;
-  std::vector<std::string> labs;       // none: every lab
-  std::filesystem::path labs_dir;      // <lab>/lab.toml (default source_root/labs): --write edits these
+  std::vector<std::string> labs;   // none: every lab
+  std::filesystem::path labs_dir;  // <lab>/lab.toml (default source_root/labs): --write edits these
+  std::filesystem::path
+      tables_dir;  // the GPUs' tables (default source_root/calibration): --write updates one
   std::filesystem::path variants_dir;  // default source_root/tests/variants
   std::filesystem::path from_records;  // a dry run: read these records, run nothing
   std::filesystem::path records_dir;   // where the runs' records go (default build_root/calibration/<time>)
   int runs = 3;
-  bool write = false, no_build = false, verbose = false;
+  bool write = false;  // the GPU's table and the lab.toml numbers
+  bool no_build = false, verbose = false;
   bool build_only = false;  // check the GPU, build the variant binaries, time nothing
   Margins margins;
 };

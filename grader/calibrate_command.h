@@ -26,14 +26,17 @@ class CalibrateCommand {
     sub_->add_option("labs", o_.labs, "labs to calibrate (default: all)");
     sub_->add_option("--runs", o_.runs, "separate runs of each variant and check (default 3)");
     sub_->add_flag("--write", o_.write,
-                   "put the proposals into the labs' lab.toml files (only the numbers change, and a "
-                   "'# calibrated on GPU, date' comment line is added per check)");
+                   "record each calibrated check's measurements and proposal in the GPU's table "
+                   "(calibration/<gpu>.toml) and put the proposals into the labs' lab.toml files (only the "
+                   "numbers change)");
     sub_->add_option("--from-records", from_records_,
                      "a dry run: read the records of an earlier run from this folder "
                      "(<lab>/<check>/<variant>-<run>.json) instead of timing; needs no GPU");
     sub_->add_option("--records-dir", records_dir_,
                      "where the runs write their records (default <build>/calibration/<date-time>)");
     sub_->add_option("--labs-dir", labs_dir_, "where <lab>/lab.toml are read and written (default labs/)");
+    sub_->add_option("--tables-dir", tables_dir_,
+                     "where --write puts the GPU's calibration table (default calibration/)");
     sub_->add_option("--correct-margin", o_.margins.correct,
                      "min_ratio at least this fraction below the slowest correct run (default 0.10)");
     sub_->add_option("--foil-margin", o_.margins.foil,
@@ -52,13 +55,14 @@ class CalibrateCommand {
     o.from_records = from_records_;
     o.records_dir = records_dir_;
     o.labs_dir = labs_dir_;
+    o.tables_dir = tables_dir_;
     return calibration::run_calibration(o);
   }
 
  private:
   CLI::App* sub_ = nullptr;
   calibration::Options o_;
-  std::string from_records_, records_dir_, labs_dir_;
+  std::string from_records_, records_dir_, labs_dir_, tables_dir_;
 };
 
 inline CalibrateCommand add_calibrate_command(CLI::App& app, const std::filesystem::path& source_root,

@@ -2,11 +2,12 @@
 """Writes the student release of the course (issue 10): `cudalab release --out DIR`.
 
 The release is the repository without anything a solution can be read or
-copied from: the skeletons, the labs' tests and manifests, the harness, simt
-(CPU mode), the grader's sources (the ./cudalab program), the handouts, the
-build files, a students' README and a public course.toml without the grading
-seed. The references the tests compare against travel as prebuilt static
-libraries, one per lab whose solution another lab's `references` names:
+copied from: the skeletons, the labs' tests and manifests, the helpers the
+tests share (course/include), the harness, simt (CPU mode), the grader's
+sources (the ./cudalab program), the handouts, the build files, a students'
+README and a public course.toml without the grading seed. The references the
+tests compare against travel as prebuilt static libraries, one per lab whose
+solution another lab's `references` names:
 
   prebuilt/<lab>/libref-<lab>.a      GPU: SASS for [release] cuda_archs only
                                      (PTX too where [release] ptx = true)
@@ -42,7 +43,7 @@ except ImportError:  # Python < 3.11
 FILES = ["cudalab", "meson.build", "meson_options.txt", ".gitignore", ".clang-format",
          "tools/labinfo.py", "tools/cuda_arch.py", "tools/lab_info.cpp.in", "tools/reference.cu.in",
          "tools/extract.py", "tools/format.py"]
-FOLDERS = ["labs", "harness", "simt", "grader", "handouts"]
+FOLDERS = ["labs", "course", "harness", "simt", "grader", "handouts"]
 EXCLUDED = {"simt/tests", "grader/autograder"}
 # Files that go elsewhere in the release: the GitHub Classroom workflow, kept
 # out of .github/ here so that it does not run on the instructor's repository.
@@ -194,7 +195,8 @@ def compile_references(src_root, out, labs, archs, ptx, with_gpu, nvcc, cxx, wor
     gencode = [f"-gencode=arch=compute_{a},code=sm_{a}" for a in archs]
     if ptx:
         gencode.append(f"-gencode=arch=compute_{archs[-1]},code=compute_{archs[-1]}")
-    inc = ["-I" + os.path.join(src_root, "harness", "include"), "-I" + os.path.join(src_root, "labs")]
+    inc = ["-I" + os.path.join(src_root, "harness", "include"),
+           "-I" + os.path.join(src_root, "course", "include")]
     # What labs/meson.build passes for a reference, less -lineinfo (GPU) and
     # -g (CPU mode): no source lines or paths in the objects.
     common = ["-O3", "-std=c++17", "-DFMT_HEADER_ONLY", "-D_FILE_OFFSET_BITS=64"]

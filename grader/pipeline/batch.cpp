@@ -1,9 +1,8 @@
-// grader/pipeline/batch.cpp: a batch over one or several GPUs: each worker stages its next submission while its GPU runs the current one.
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/batch.cpp: a batch over one or several GPUs: each worker stages its next submission while
+// its GPU runs the current one.
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"

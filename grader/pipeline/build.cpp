@@ -1,9 +1,8 @@
-// grader/pipeline/build.cpp: the grading folder's build: Meson and ninja, per slot (the student's part confined), the reference's build, --prepare.
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/build.cpp: the grading folder's build: Meson and ninja, per slot (the student's part
+// confined), the reference's build, --prepare.
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"
@@ -228,7 +230,7 @@ SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
   // course (never solutions/, tests/, the course file or another slot).
   std::error_code ec;
   box.read = {overlay(slot).parent_path()};
-  for (const char* dir : {"harness", "simt", "tools", "labs"})
+  for (const char* dir : {"harness", "simt", "tools", "labs", "course"})
     if (fs::exists(cfg_.source_root / dir, ec)) box.read.push_back(cfg_.source_root / dir);
   // Headers and libraries the machine adds outside /usr (a GPU host without a
   // package manager unpacks them elsewhere, tools/offline/env.sh).

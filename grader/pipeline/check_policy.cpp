@@ -1,9 +1,8 @@
-// grader/pipeline/check_policy.cpp: the policy a lab's objects must meet before any check runs: the includes its files list (confined -M) and the symbols its objects define and call (policy.h holds the rules).
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/check_policy.cpp: the policy a lab's objects must meet before any check runs: the includes
+// its files list (confined -M) and the symbols its objects define and call (policy.h holds the rules).
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"

@@ -1,9 +1,7 @@
 // grader/pipeline/common.cpp: helpers the pipeline's stages share (declared in internal.h).
-#include "grade.h"
-#include "pipeline/internal.h"
-
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +15,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"

@@ -15,9 +15,8 @@ namespace cudalab {
 void Grader::run_correctness(Checking& c) {
   // The longest first (by the reference's time on each): the last to finish
   // then is a short one, and the pass ends soon after the longest check.
-  std::stable_sort(c.correctness.begin(), c.correctness.end(), [](const auto& a, const auto& b) {
-    return a.ctx.reference_s > b.ctx.reference_s;
-  });
+  std::stable_sort(c.correctness.begin(), c.correctness.end(),
+                   [](const auto& a, const auto& b) { return a.ctx.reference_s > b.ctx.reference_s; });
   c.ran.assign(c.correctness.size(), std::nullopt);
   const std::size_t jobs = check_jobs(cfg_.check_jobs, c.grade.cpu_mode, std::thread::hardware_concurrency());
   for_each_side_by_side(c.correctness.size(), jobs, [&](std::size_t k) {

@@ -1,9 +1,8 @@
-// grader/pipeline/grader.cpp: the grading pipeline: Grader::grade runs its stages in order (stage.cpp, then run: correctness, second looks, speed, score).
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/grader.cpp: the grading pipeline: Grader::grade runs its stages in order (stage.cpp, then
+// run: correctness, second looks, speed, score).
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"
@@ -29,7 +31,6 @@ namespace fs = std::filesystem;
 namespace cudalab {
 
 namespace {
-
 
 // A lab that was not run gets one result per check carrying the reason, so
 // every export lists every check.
@@ -143,7 +144,8 @@ SubmissionGrade Grader::finish(Checking& c) {
     if (lab.status != LabStatus::graded) fill_unrun(lab);
   score_submission(g);
   prune_reference_evidence();
-  g.seconds = c.staged.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - c.t0).count();
+  g.seconds =
+      c.staged.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - c.t0).count();
   return std::move(g);
 }
 

@@ -1,9 +1,8 @@
-// grader/pipeline/reference.cpp: the reference solution's side of every check: its evidence and times per seed, kept and pruned, and the grading folder's key.
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/reference.cpp: the reference solution's side of every check: its evidence and times per
+// seed, kept and pruned, and the grading folder's key.
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"

@@ -1,9 +1,8 @@
-// grader/pipeline/second_looks.cpp: second looks at failed checks: CPU mode, racecheck and the access report say why (explain.h); they never change a verdict.
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/second_looks.cpp: second looks at failed checks: CPU mode, racecheck and the access report
+// say why (explain.h); they never change a verdict.
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"
@@ -71,7 +73,8 @@ void Grader::take_second_looks(Checking& c) {
       if (g.cpu_mode) lead_hang_in_cpu_mode(words);
       if (g.gpu && words.verdict == Verdict::timeout && !hangs_in_cpu_mode[p.lab].empty())
         lead_hang_like(hangs_in_cpu_mode[p.lab], words);
-      else if (g.gpu && second_look(plain, spec, check, c.staged.slot, words) && words.verdict == Verdict::timeout)
+      else if (g.gpu && second_look(plain, spec, check, c.staged.slot, words) &&
+               words.verdict == Verdict::timeout)
         hangs_in_cpu_mode[p.lab] = check.name;
     });
     // Under the sanitizers too: a kernel can be right by luck (a race that

@@ -1,9 +1,8 @@
-// grader/pipeline/speed.cpp: speed checks: the student's run traces its launches, the reference build replays and times them.
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/speed.cpp: speed checks: the student's run traces its launches, the reference build replays
+// and times them.
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"
@@ -42,7 +44,6 @@ std::string failed_requirement(const CheckSpec& check, const std::vector<Judged>
 }
 
 }  // namespace
-
 
 bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& out, std::string& error) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);

@@ -1,9 +1,8 @@
-// grader/pipeline/stage.cpp: stage a submission: unpack it, choose its files, derive its seeds, overlay them, then list includes, build and check the policy (the CPU's half of a grade).
-#include "grade.h"
-#include "pipeline/internal.h"
-
+// grader/pipeline/stage.cpp: stage a submission: unpack it, choose its files, derive its seeds, overlay them,
+// then list includes, build and check the policy (the CPU's half of a grade).
 #include <fmt/format.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,8 +16,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+
 #include "cudalab/replay.h"
 #include "explain.h"
+#include "grade.h"
+#include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
 #include "sandbox.h"
@@ -43,10 +45,6 @@ void sync_file(const fs::path& from, const fs::path& to) {
 void Grader::sync_overlay(const SubmissionPlan* plan, int slot) {
   const fs::path overlay_ = overlay(slot);
   const fs::path labs = cfg_.source_root / "labs";
-  if (fs::exists(labs / "common"))
-    for (const auto& e : fs::recursive_directory_iterator(labs / "common"))
-      if (e.is_regular_file())
-        sync_file(e.path(), overlay_ / "common" / fs::relative(e.path(), labs / "common"));
   for (const auto& lab : cfg_.labs) {
     for (const auto& e : fs::directory_iterator(labs / lab.id)) {
       if (!e.is_regular_file()) continue;

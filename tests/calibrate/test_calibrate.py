@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""`cudalab calibrate` without a GPU (issue 10): its dry run reads records
-fabricated here (as the variants' test binaries write them on a GPU), prints
-the table and the proposal, and with --write edits copies of two lab.toml
-files (only the numbers and one comment line per check change; a second run
-changes nothing more); lab 04's foil is made too close to the reference, so
-that check "cannot be met" (exit code 1) and its file stays as it was. Then
-the real command with the GPU hidden (CUDA_VISIBLE_DEVICES="") must say that
-calibration needs a GPU and exit 3. Host-only, a few seconds.
+"""`cudalab calibrate` without a GPU: its dry run reads records fabricated
+here (as the variants' test binaries write them on a GPU), prints the table
+and the proposal, and with --write records the calibrated checks in the GPU's
+table (calibration/<gpu>.toml, here in a folder of its own) and edits copies
+of two lab.toml files (only the numbers change; a second run changes
+nothing more); lab 04's foil is made too close to the reference, so that
+check "cannot be met" (exit code 1): its file stays as it was and the table
+has no entry for it. Then the real command with the GPU hidden
+(CUDA_VISIBLE_DEVICES="") must say that calibration needs a GPU and exit 3.
+Host-only, a few seconds.
 
   test_calibrate.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR
 """
@@ -95,9 +97,12 @@ text = text[:at] + text[at:].replace(shipped[1], "credit = { zero_at = 0.40, ful
 with open(os.path.join(labs_dir, "01_coalescing", "lab.toml"), "w") as f:
     f.write(text)
 
-# What a real run writes beside the records: the GPU and the day it was timed.
+# What a real run writes beside the records: the GPU, the day it was timed and
+# the nvcc that built the binaries.
 with open(os.path.join(records, "calibration.json"), "w") as f:
-    json.dump({"gpu": "Test GPU 80GB (sm_90)", "date": "2026-01-02", "runs": 3}, f)
+    json.dump({"gpu": "Test GPU 80GB (sm_90)", "date": "2026-01-02", "runs": 3, "nvcc": "13.0.88"}, f)
+tables = os.path.join(WORK, "calibration")
+table_file = os.path.join(tables, "test-gpu-80gb-sm90.toml")
 
 originals = {lab: open(os.path.join(labs_dir, lab, "lab.toml")).read() for lab in LABS}
 
@@ -120,9 +125,11 @@ check(re.search(r"04_transpose\s+speed\s+0\.999\s+none: cannot be met on this GP
 check("Test GPU 80GB (sm_90)" in out, "names the records' GPU")
 check(all(open(os.path.join(labs_dir, lab, "lab.toml")).read() == originals[lab] for lab in LABS),
       "no file changed without --write")
+check(not os.path.exists(tables), "no table written without --write")
 
-# --write: only the numbers and a comment line per calibrated check.
-rc, out, err = run([*LABS, "--from-records", records, "--labs-dir", labs_dir, "--write"])
+# --write: the GPU's table, and in lab.toml only the numbers.
+write_args = [*LABS, "--from-records", records, "--labs-dir", labs_dir, "--tables-dir", tables, "--write"]
+rc, out, err = run(write_args)
 print(out, err)
 check(rc == 1, f"--write: exit code 1 (lab 04 not calibrated), got {rc}")
 after = {lab: open(os.path.join(labs_dir, lab, "lab.toml")).read() for lab in LABS}
@@ -131,18 +138,42 @@ diff = [l for l in difflib.ndiff(originals["01_coalescing"].splitlines(), after[
         if l[:1] in "+-"]
 added = [l[2:] for l in diff if l.startswith("+ ")]
 removed = [l[2:] for l in diff if l.startswith("- ")]
-comments = [l for l in added if l.startswith("# calibrated on Test GPU 80GB (sm_90), 2026-01-02: ")]
-check(len(comments) == 2, f"one comment per calibrated check, got {comments}")
 check(removed == ["credit = { zero_at = 0.40, full_at = 0.90 }"], f"only matrix-speed's credit line changed: {removed}")
-check(sorted(set(added) - set(comments)) == ["credit = { zero_at = 0.65, full_at = 0.90 }"], f"added: {added}")
-check(any("swapped_16x16 0.630 (fails)" in c and "min_ratio 0.80, credit 0.65 to 0.90" in c for c in comments),
-      "the comment gives the ratios and the proposal")
-check(after["01_coalescing"].index(comments[0] if comments else "#") <
-      after["01_coalescing"].index('id = "vector-speed"'), "the comment sits above its [[check]]")
+check(added == ["credit = { zero_at = 0.65, full_at = 0.90 }"], f"added: {added}")
+check(f"wrote {table_file}" in out, f"says it wrote the GPU's table {table_file}")
+check(os.path.isfile(table_file), "the table is named after the GPU and its compute capability")
+table = tomllib.load(open(table_file, "rb")) if os.path.isfile(table_file) else {}
+check(table.get("gpu") == {"name": "Test GPU 80GB", "sm": "sm_90"}, f"the table's GPU: {table.get('gpu')}")
+entries = {(c["lab"], c["id"]): c for c in table.get("check", [])}
+check(sorted(entries) == [("01_coalescing", "matrix-speed"), ("01_coalescing", "vector-speed")],
+      f"an entry per calibrated check, none for lab 04's: {sorted(entries)}")
+matrix = entries.get(("01_coalescing", "matrix-speed"), {})
+check(matrix.get("date") == "2026-01-02" and matrix.get("runs") == 3 and matrix.get("nvcc") == "13.0.88",
+      f"when, how many runs, which nvcc: {matrix.get('date')}, {matrix.get('runs')}, {matrix.get('nvcc')}")
+check(matrix.get("device") == GPU, f"the records' GPU line: {matrix.get('device')}")
+check(matrix.get("min_ratio") == 0.80 and matrix.get("credit") == {"zero_at": 0.65, "full_at": 0.90},
+      f"the derived thresholds: {matrix.get('min_ratio')}, {matrix.get('credit')}")
+check(matrix.get("margins") == {"correct": 0.10, "foil": 0.10, "full_credit": 0.05}, "the margins")
+check(matrix.get("allowed_min_ratio") == [0.700, 0.868], f"the range allowed: {matrix.get('allowed_min_ratio')}")
+variants = {v["name"]: v for v in matrix.get("variants", [])}
+check(variants.get("swapped_16x16") == {"name": "swapped_16x16", "expect": "fail", "median": 0.63,
+                                        "ratios": [0.63, 0.62, 0.63], "max_noise_pct": 0.12},
+      f"a foil's ratios: {variants.get('swapped_16x16')}")
+check(variants.get("solution", {}).get("expect") == "pass", "the reference must pass")
+vector = entries.get(("01_coalescing", "vector-speed"), {})
+chunked = {v["name"]: v for v in vector.get("variants", [])}.get("chunked", {})
+check(chunked.get("ratios") == [0.074, 0.075], f"the runs with a ratio: {chunked}")
+# The records' folder, named from the source tree where it lies inside it.
+named = os.path.relpath(os.path.realpath(records), os.path.realpath(SRC))
+named = os.path.realpath(records) if named.startswith("..") else named
+check(vector.get("source", "").endswith(f"the records in {named}"), f"where the measurements are: {vector.get('source')}")
+written = open(table_file).read() if os.path.isfile(table_file) else ""
 
-rc, out, err = run([*LABS, "--from-records", records, "--labs-dir", labs_dir, "--write"])
+rc, out, err = run(write_args)
 again = open(os.path.join(labs_dir, "01_coalescing", "lab.toml")).read()
-check(again == after["01_coalescing"], "a second --write changes nothing (the comment is replaced, not repeated)")
+check(again == after["01_coalescing"], "a second --write changes no lab.toml")
+check(os.path.isfile(table_file) and open(table_file).read() == written,
+      "a second --write gives the same table (entries replaced, not repeated)")
 
 # Usage errors.
 rc, out, err = run(["99_nope", "--from-records", records, "--labs-dir", labs_dir])

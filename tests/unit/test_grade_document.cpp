@@ -3,7 +3,6 @@
 // same as from the original, the schema in grader/schema/ describes exactly
 // what is written, and a reader refuses what is not a document of its format.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 
@@ -154,7 +153,8 @@ TEST_CASE("A grade document reads back as itself, and its views read back the sa
 }
 
 TEST_CASE("grader/schema/grade.schema.json describes every field the grader writes", "[grade_document]") {
-  const auto schema = nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
+  const auto schema =
+      nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
   CHECK(schema["properties"]["format"]["const"] == std::string(kGradeFormat));
   const LabSpec spec = lab_spec(), other = lab_spec();
   const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));

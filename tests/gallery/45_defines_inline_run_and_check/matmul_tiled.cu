@@ -1,5 +1,5 @@
 // Rogues' gallery: interposition on a function the checks define inline.
-// labs/common/matmul.h defines matmul::run_and_check inline in the header, so
+// course/include/common/matmul.h defines matmul::run_and_check inline in the header, so
 // the test object holds it as a weak (COMDAT) symbol, and a strong definition
 // elsewhere wins at link time without any duplicate-definition error. The
 // student cannot include the course's header (the include check), so the file

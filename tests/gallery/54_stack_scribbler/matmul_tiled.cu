@@ -1,7 +1,7 @@
 // Rogues' gallery: the launcher computes nothing; it makes the harness expect
 // nothing instead.
 //
-// The student read labs/common/matmul.h and harness/src/run.cpp: a check keeps
+// The student read course/include/common/matmul.h and harness/src/run.cpp: a check keeps
 // its inputs on the host twice, in `matmul::Inputs in` (two std::vector<float>
 // on the stack of run_and_check, from which the expected C is computed after
 // the launch) and in the Run's `originals_` (a std::vector<std::vector<float>>
