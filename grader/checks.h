@@ -66,8 +66,8 @@ struct RunContext {
   std::filesystem::path access_out;
 };
 
-// A graded check's wall-clock limit from the reference solution's time on it
-// (issue 13): factor x the reference's seconds, at least the floor, at most
+// A graded check's wall-clock limit from the reference solution's time on it:
+// factor x the reference's seconds, at least the floor, at most
 // cap_s (lab.toml's timeout_s, capped by course.toml's check_timeout_s).
 // A submission whose kernel never returns then costs about ten reference
 // runs, not minutes. Correctness: 10 x, at least 10 s: a correct kernel ten

@@ -1,4 +1,4 @@
-// Why a kernel is too slow, from what CPU mode counted (issue 11): a speed
+// Why a kernel is too slow, from what CPU mode counted: a speed
 // check that names an `explain` correctness check in lab.toml gets, when it
 // fails, one leading diagnosis built from simt's access report of that check
 // (bank conflicts per shared-memory request, sectors per global request) and
@@ -41,7 +41,7 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
                        const std::string& launch, CheckResult& r);
 
 // A correctness check that failed on the GPU, where the GPU's evidence
-// leaves the cause open (issue 11): a second run that sees what the first
+// leaves the cause open: a second run that sees what the first
 // could not.
 //  - racecheck: the lead is a race and compute-sanitizer is installed. The
 //    check again under racecheck (the harness runs only its small shapes

@@ -1,4 +1,4 @@
-// cudalab release: writes the student release of the course (issue 10).
+// cudalab release: writes the student release of the course.
 //
 //   cudalab release --out DIR [--archs 75,90] [--course FILE] [--no-gpu] [--force]
 //

@@ -1,4 +1,4 @@
-// grader/sandbox.h: runs a check confined (issue 14: grades a hostile
+// grader/sandbox.h: runs a check confined (grades a hostile
 // submission cannot forge). A check's command is prefixed with the trusted
 // launcher cudalab-sandbox (grader/sandbox_main.cpp), which confines itself
 // and then execve's the test binary, so the student's code, constructors

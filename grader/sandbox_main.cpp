@@ -1,5 +1,5 @@
-// cudalab-sandbox: the trusted launcher every graded check starts through
-// (issue 14). It confines itself, then execve's the test binary, so that the
+// cudalab-sandbox: the trusted launcher every graded check starts through.
+// It confines itself, then execve's the test binary, so that the
 // student's code, constructors included, never runs unconfined:
 //
 //   cudalab-sandbox [--scratch DIR] [--read PATH]... [--exec PATH]... [--write PATH]...

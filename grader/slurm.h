@@ -1,4 +1,4 @@
-// grader/slurm.h: a batch graded on a Slurm cluster (issue 13). `cudalab
+// grader/slurm.h: a batch graded on a Slurm cluster. `cudalab
 // grade --batch DIR --slurm [sbatch options]` submits one job array whose
 // tasks each grade a contiguous share of the submissions (`--shard I/N`)
 // into the shared results folder, with the batch's resume rules, and a last

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GPU runs behind issues 11 and 13, as steps that fit a lent GPU's calls.
+"""The GPU acceptance runs (verdicts, leads, timing), as steps that fit a lent GPU's calls.
 
   tools/gpu_acceptance.py [--build DIR] [--work DIR] [--out DIR] STEP...
 

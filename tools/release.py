@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the student release of the course (issue 10): `cudalab release --out DIR`.
+"""Writes the student release of the course: `cudalab release --out DIR`.
 
 The release is the repository without anything a solution can be read or
 copied from: the skeletons, the labs' tests and manifests, the helpers the

@@ -68,7 +68,7 @@ void for_each_side_by_side(std::size_t count, std::size_t jobs, const std::funct
 }
 
 // CUDALAB_PROFILE=1: where a grade's time goes, on stderr ("+12.34 s  lab
-// 03_tiling built"), to find what to cut (issue 13). Off by default.
+// 03_tiling built"), to find what to cut. Off by default.
 void profile(const std::string& what) {
   static const bool on = [] {
     const char* v = std::getenv("CUDALAB_PROFILE");

@@ -695,7 +695,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the batch and its results")
     ap.add_argument("--gpus", help="passed to cudalab grade --batch: grade on several GPUs at once")
     ap.add_argument("--table", help="also write the rows as a Markdown table to this file: each entry's "
-                    "expected check, verdict and lead against what it got (issue 11's table)")
+                    "expected check, verdict and lead against what it got (the leads table)")
     a = ap.parse_args()
     if sum([a.host_only, a.require_gpu, a.cpu]) > 1:
         ap.error("--host-only, --require-gpu and --cpu exclude each other")

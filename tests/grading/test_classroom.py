@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GitHub Classroom workflow of the student release (issue 12),
+"""The GitHub Classroom workflow of the student release,
 tools/classroom.yml:
 
   - its shape: on push, the job GitHub Classroom's reporter looks for

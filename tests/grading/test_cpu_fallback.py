@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`cudalab grade` without a usable GPU (issue 12): by default it grades the
+"""`cudalab grade` without a usable GPU: by default it grades the
 correctness checks in CPU mode, says so on its first line, reports the speed
 checks as not run, marks the grade provisional in every export and exits 3;
 `--no-cpu` gives the old behaviour (built only, every check "not run", exit 3);

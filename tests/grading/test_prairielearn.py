@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PrairieLearn's entry point (issue 12), grader/autograder/run_prairielearn,
+"""PrairieLearn's entry point, grader/autograder/run_prairielearn,
 run against a temporary /grade folder (PL_GRADE_ROOT) without a GPU (hidden
 with CUDA_VISIBLE_DEVICES="", so this runs the same on a GPU host):
 

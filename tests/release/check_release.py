@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The student release (issue 10), end to end:
+"""The student release, end to end:
 
   1. `cudalab release --out WORK/release` (GPU references for one architecture
      only, to save time; CPU mode only where there is no nvcc);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""report.html in a real browser (issue 12): the unit tests write a page with
+"""report.html in a real browser: the unit tests write a page with
 a speed check's roofline (made-up results, CUDALAB_REPORT_OUT), Debian's
 headless Chromium screenshots it, and the screenshot must show the chart: the
 student's point in its red and the roof's dark line, inside the chart's area.

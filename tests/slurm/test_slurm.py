@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """`cudalab grade --batch DIR --slurm` against a real single-node Slurm
-(issue 13): munged, slurmctld and slurmd started here on localhost, in a
+: munged, slurmctld and slurmd started here on localhost, in a
 temporary folder, with nothing of the machine's own Slurm or /etc touched.
 A batch of three lab-01 submissions (the solution, the skeleton, one with no
 student file) is submitted with --slurm-chunk 2: an array of two tasks that

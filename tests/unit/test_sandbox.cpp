@@ -1,4 +1,4 @@
-// The check sandbox (grader/sandbox.h, issue 14): a tiny helper program run
+// The check sandbox (grader/sandbox.h): a tiny helper program run
 // through cudalab-sandbox tries what a hostile check would (write outside its
 // scratch folder, read another submission, run a program, open a TCP
 // connection, signal the grader) and must fail, while what a check needs

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every failing check of the variants with its lead, as a Markdown table (issue 11).
+"""Every failing check of the variants with its lead, as a Markdown table.
 
   leads_table.py BUILD_DIR [--out FILE]
 
