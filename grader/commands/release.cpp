@@ -1,5 +1,7 @@
-#include "release.h"
-
+// cudalab release --out DIR [--archs 75,90] [--course FILE] [--no-gpu] [--force]:
+// writes the student release of the course. The work is tools/release.py's
+// (what is copied, what is left out, how the prebuilt references are
+// compiled); this is its subcommand in the cudalab program.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -9,20 +11,15 @@
 #include <filesystem>
 #include <vector>
 
+#include "commands.h"
+#include "common.h"
+
 namespace cudalab {
 
-namespace {
-const std::filesystem::path kSourceRoot = CUDALAB_SOURCE_ROOT;
-}
-
-// CLI11 keeps pointers to these members: the object must stay where
-// add_release_command() put it (main's local), which guaranteed copy elision
-// does: it is constructed in place, never copied.
-ReleaseCommand::ReleaseCommand(CLI::App& app) {
-  sub_ = app.add_subcommand(
-      "release",
-      "Write the student release: skeletons, tests, harness, handouts and prebuilt references; no "
-      "solutions, no grading seed");
+ReleaseCommand::ReleaseCommand(CLI::App& app)
+    : Command(app, "release",
+              "Write the student release: skeletons, tests, harness, handouts and prebuilt references; no "
+              "solutions, no grading seed") {
   sub_->add_option("--out", out_, "the folder to write (new, or empty)")->required();
   sub_->add_option("--archs", archs_,
                    "CUDA architectures of the prebuilt GPU references, e.g. 75,90 (default: course.toml "
@@ -32,7 +29,7 @@ ReleaseCommand::ReleaseCommand(CLI::App& app) {
   sub_->add_flag("--force", force_, "replace --out if it exists");
 }
 
-int ReleaseCommand::run() const {
+int ReleaseCommand::run() {
   std::vector<std::string> argv = {"python3",  (kSourceRoot / "tools" / "release.py").string(),
                                    "--source", kSourceRoot.string(),
                                    "--out",    out_};
@@ -46,7 +43,7 @@ int ReleaseCommand::run() const {
                "cudalab release: {} is not the instructor's tree (no solutions/): a release is made "
                "from the full course, not from a release\n",
                kSourceRoot.string());
-    return 2;
+    return kUsage;
   }
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
@@ -54,7 +51,7 @@ int ReleaseCommand::run() const {
   std::fflush(stdout);
   execvp(cargv[0], cargv.data());
   fmt::print(stderr, "cudalab release: cannot run python3: {}\n", std::strerror(errno));
-  return 1;
+  return kFailed;
 }
 
 }  // namespace cudalab

@@ -1,0 +1,122 @@
+// cudalab expect --binary B --lab-toml T --expect E: runs a lab test binary
+// (a known-good or known-bad student file's, tests/variants and
+// tests/gallery) and compares its verdicts, and the cause that leads a
+// failure, with an expect.toml (expect.h), taking the second looks the grader
+// takes.
+#include "expect.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "checks.h"
+#include "commands.h"
+#include "common.h"
+#include "explain.h"
+#include "sandbox.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+ExpectCommand::ExpectCommand(CLI::App& app)
+    : Command(app, "expect", "Run a lab test binary and compare its verdicts with an expect.toml") {
+  sub_->add_option("--binary", binary_, "the lab test binary")->required();
+  sub_->add_option("--lab-toml", lab_toml_, "the lab's manifest")->required();
+  sub_->add_option("--expect", expect_, "the expected verdicts")->required();
+  sub_->add_flag("--cpu", cpu_, "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
+  sub_->add_option("--cpu-binary", cpu_binary_,
+                   "the same student files built for CPU mode: a correctness check that fails on the GPU "
+                   "gets the grader's second look there");
+  sub_->add_option("--access-binary", access_binary_,
+                   "the same student files built for CPU mode's access report: a speed check too slow on "
+                   "the GPU leads with what its `explain` check counts there, as in the grader");
+}
+
+int ExpectCommand::run() {
+  const fs::path binary = binary_, lab_toml = lab_toml_, expect_path = expect_, cpu_binary = cpu_binary_,
+                 access_binary = access_binary_;
+  const bool cpu = cpu_;
+  if (sandbox_missing()) return kUsage;
+  LabSpec lab;
+  ExpectFile ex;
+  try {
+    lab = load_lab(lab_toml);
+    ex = load_expect(expect_path);
+  } catch (const ManifestError& e) {
+    fmt::print(stderr, "cudalab: {}\n", e.what());
+    return kUsage;
+  }
+  if (cpu) {
+    std::vector<std::string> speed;
+    for (const auto& c : lab.checks)
+      if (c.kind == CheckKind::speed) speed.push_back(c.id);
+    ex = ex.for_cpu_mode(speed);
+  }
+  RunContext ctx;
+  ctx.binary = binary;
+  ctx.lab_toml = lab_toml;
+  ctx.work_dir = fs::temp_directory_path() / "cudalab-expect";
+  fmt::print("{}: {}{}\n", expect_path.parent_path().filename().string(), ex.description,
+             cpu ? " [CPU mode]" : "");
+  fmt::print("{:<20} {:<9} {:<9} {}\n", "check", "expected", "got", "message");
+  for (const auto& e : ex.expectations) {
+    if (!lab.find_by_id(e.check_id)) {
+      fmt::print(stderr, "cudalab: {}: no check '{}' in {}\n", expect_path.string(), e.check_id,
+                 lab_toml.string());
+      return kUsage;
+    }
+  }
+  int mismatches = 0, skipped = 0;
+  for (const CheckSpec& check : lab.checks) {  // in the lab's order
+    const Expectation* expected = ex.find(check.id);
+    if (!expected) continue;
+    const Expectation& e = *expected;
+    CheckResult r = run_check(ctx, lab, check);
+    // On the GPU, the second look the grader takes at a failed check
+    // (explain.h), with the variant's CPU-mode build where one is given.
+    // A speed check too slow on the GPU: CPU mode's access count of its
+    // `explain` check leads (explain.h), as in the grader and `cudalab test`.
+    if (const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
+        !cpu && by && !access_binary.empty() && timed_and_failed(r))
+      explain_by_access(ctx, lab, *by, access_binary,
+                        ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", r);
+    if (cpu) lead_hang_in_cpu_mode(r);
+    if (!cpu) {
+      const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
+      if (kind != SecondOpinion::none)
+        second_opinion(
+            ctx, lab, check, kind, [&] { return cpu_binary; }, r);
+    }
+    if (r.verdict == Verdict::skipped) {
+      ++skipped;
+      fmt::print("{:<20} {:<9} {:<9} {}\n", e.check_id, e.verdict, "skipped",
+                 r.notes.empty() ? "" : r.notes[0]);
+      continue;
+    }
+    std::string text;
+    for (const auto& f : r.failures) text += f + "\n";
+    for (const auto& n : r.notes) text += n + "\n";
+    // One cause leads, and where the variant names it, the right one.
+    const std::string cause = r.verdict == Verdict::fail ? leading_cause_problem(r.failures, e.leads) : "";
+    const bool ok =
+        r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says)) && cause.empty();
+    mismatches += !ok;
+    // The row shows what a student reads first: the lead of a failed check.
+    std::string first = r.failures.empty() ? (r.notes.empty() ? "" : r.notes[0]) : leading_line(r.failures);
+    if (auto nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
+    fmt::print("{:<20} {:<9} {:<9} {}{}\n", e.check_id, e.verdict, r.verdict,
+               ok ? "" : "MISMATCH: ", first.substr(0, 200));
+    if (!ok) {
+      if (!e.says.empty() && !contains_phrase(text, e.says))
+        fmt::print("    expected the message to say \"{}\"\n", e.says);
+      if (!cause.empty()) fmt::print("    {}\n", cause);
+      fmt::print("    full message:\n{}\n", text);
+      if (!r.output.empty()) fmt::print("    output:\n{}\n", r.output);
+    }
+  }
+  if (skipped == static_cast<int>(ex.expectations.size())) return 77;
+  return mismatches ? kFailed : kOk;
+}
+
+}  // namespace cudalab

@@ -1,0 +1,29 @@
+// grader/commands/gpu_probe.h: the GPU this machine has, as the course's
+// probe (harness/cudalab-gpuinfo, built with nvcc) reports it, for `cudalab
+// test`, `grade` and `doctor`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace cudalab {
+
+struct GpuProbe {
+  bool usable = false;
+  std::string line;  // one line: the GPU, or why there is none
+  nlohmann::json info;
+};
+
+// probe_gpu(true) builds the probe first where it can (ensure_gpu_probe).
+GpuProbe probe_gpu(bool build = false);
+
+// Builds the GPU probe (harness/cudalab-gpuinfo) where it is missing or
+// stale: the ./cudalab script builds only the program. A build configured
+// before nvcc was installed is configured again. "" when the probe is there,
+// else why not.
+std::string ensure_gpu_probe();
+
+// nvcc on PATH, or where the CUDA toolkit installs it; "" if none.
+std::string find_nvcc();
+
+}  // namespace cudalab

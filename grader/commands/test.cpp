@@ -1,0 +1,315 @@
+// cudalab test [LAB...]: builds the labs in labs/ and runs their checks on
+// this machine, on its GPU or in CPU mode (simulated GPU threads), with the
+// second looks the grader takes at a failed check; a preview of the points,
+// not a grade.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "checks.h"
+#include "commands.h"
+#include "common.h"
+#include "course_build.h"
+#include "cudalab/manifest.h"
+#include "explain.h"
+#include "export.h"
+#include "gpu_probe.h"
+#include "process.h"
+#include "report.h"
+#include "sandbox.h"
+#include "score.h"
+
+namespace fs = std::filesystem;
+
+namespace cudalab {
+
+namespace {
+
+// Nsight Compute's memory-access metrics per kernel, for --access-report on a GPU.
+std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
+  const std::vector<std::string> names = {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                                          "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                                          "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+                                          "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+                                          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                          "smsp__inst_executed_op_shared_ld.sum",
+                                          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+                                          "smsp__inst_executed_op_shared_st.sum"};
+  ProcessOptions opt;
+  opt.argv = {"ncu",
+              "--metrics",
+              fmt::format("{}", fmt::join(names, ",")),
+              "--csv",
+              "--page",
+              "raw",
+              "--launch-count",
+              "200",
+              fs::absolute(ctx.binary).string(),
+              "--lab-toml",
+              fs::absolute(ctx.lab_toml).string(),
+              check.name};
+  opt.timeout_s = 600;
+  opt.output_cap = 8 << 20;
+  const ProcessResult p = run_process(opt);
+  if (!p.started || p.exit_code == 127)
+    return "access report: Nsight Compute (ncu) is not installed here; `--cpu --access-report` gives the "
+           "same counts from CPU mode\n";
+  if (p.output.find("ERR_NVGPUCTRPERM") != std::string::npos)
+    return "access report: this machine does not permit reading the GPU's performance counters "
+           "(ERR_NVGPUCTRPERM; an administrator can allow it); `--cpu --access-report` gives the same "
+           "counts\n";
+  // CSV: a header row, a units row, then one row per kernel launch.
+  std::istringstream in(p.output);
+  std::vector<std::vector<std::string>> rows;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != '"') continue;
+    rows.push_back(split_csv_line(line));
+  }
+  if (rows.size() < 3) return "access report: ncu measured no kernel (" + p.describe() + ")\n";
+  const auto& head = rows[0];
+  auto col = [&](const std::string& name) {
+    for (std::size_t i = 0; i < head.size(); ++i)
+      if (head[i] == name) return static_cast<int>(i);
+    return -1;
+  };
+  const int kname = col("Kernel Name");
+  struct Sum {
+    double v[8] = {};
+  };
+  std::map<std::string, Sum> per_kernel;
+  for (std::size_t r = 2; r < rows.size(); ++r) {
+    if (kname < 0 || kname >= static_cast<int>(rows[r].size())) continue;
+    std::string k = rows[r][kname];
+    if (k.rfind("ref::", 0) == 0) continue;  // the references' kernels
+    k = k.substr(0, k.find('('));
+    auto& sum = per_kernel[k];
+    for (std::size_t m = 0; m < names.size(); ++m) {
+      const int c = col(names[m]);
+      if (c >= 0 && c < static_cast<int>(rows[r].size())) {
+        std::string v = rows[r][c];
+        v.erase(std::remove(v.begin(), v.end(), ','), v.end());
+        sum.v[m] += std::atof(v.c_str());
+      }
+    }
+  }
+  auto ratio = [](double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : std::string("-"); };
+  std::string out = "access report (Nsight Compute, per kernel, over its launches in this check):\n";
+  out += fmt::format("  {:<30} {:>18} {:>18} {:>20} {:>20}\n", "kernel", "global ld sect/req",
+                     "global st sect/req", "shared ld confl/req", "shared st confl/req");
+  for (const auto& [k, s] : per_kernel)
+    out += fmt::format("  {:<30} {:>18} {:>18} {:>20} {:>20}\n", k.substr(0, 30), ratio(s.v[0], s.v[1]),
+                       ratio(s.v[2], s.v[3]), ratio(s.v[4], s.v[5]), ratio(s.v[6], s.v[7]));
+  return out;
+}
+
+// Where CPU mode's access report (--access-report) of a check goes.
+fs::path access_file(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  return ctx.work_dir / fmt::format("{}-{}-access.txt", lab.id, check.id);
+}
+
+// CPU mode runs the lab's checks side by side, one process per check and
+// at most one per core: they share nothing (each has its own record and
+// scratch folder) and time nothing. On a GPU they run one at a time, as
+// the speed checks' timings need.
+std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
+                                    const std::vector<const CheckSpec*>& todo, bool cpu, bool access_report) {
+  std::vector<CheckResult> ran(todo.size());
+  const std::size_t jobs = cpu ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  std::size_t next = 0;
+  std::vector<std::future<void>> running;
+  fs::create_directories(ctx.work_dir);
+  while (next < todo.size() || !running.empty()) {
+    while (next < todo.size() && running.size() < jobs) {
+      const std::size_t i = next++;
+      RunContext c = ctx;
+      if (cpu && access_report) c.access_out = access_file(ctx, lab, *todo[i]);
+      running.push_back(std::async(std::launch::async,
+                                   [&ran, &lab, &todo, i, c] { ran[i] = run_check(c, lab, *todo[i]); }));
+    }
+    // Wait for the first to finish, then start the next.
+    for (bool any = false; !any && !running.empty();)
+      for (auto it = running.begin(); it != running.end(); ++it)
+        if (it->wait_for(std::chrono::milliseconds(20)) == std::future_status::ready) {
+          it->get();
+          running.erase(it);
+          any = true;
+          break;
+        }
+  }
+  return ran;
+}
+
+// One lab: its checks (a.only's, or all) run, the second looks the grader
+// would take, and its points printed. True where a check did not pass.
+bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bool cpu, const Style& style) {
+  bool failed = false;
+  const std::string suffix = !cpu ? "-tests" : a.access_report ? "-tests-access" : "-tests-cpu";
+  ctx.binary = kBuildRoot / "labs" / (lab.id + suffix);
+  ctx.lab_toml = lab.file;
+  std::string context = a.seed.empty() ? "" : "seed " + a.seed;
+  if (cpu) context = "CPU mode" + (context.empty() ? "" : ", " + context);
+  print_lab_header(style, lab.id, lab.title, context);
+  std::vector<CheckResult> results;
+  std::vector<std::string> reports;
+  std::vector<const CheckSpec*> todo;
+  for (const auto& check : lab.checks)
+    if (a.only.empty() || std::find(a.only.begin(), a.only.end(), check.id) != a.only.end())
+      todo.push_back(&check);
+  std::vector<CheckResult> ran = run_checks(ctx, lab, todo, cpu, a.access_report);
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    const CheckSpec& check = *todo[i];
+    const fs::path report = access_file(ctx, lab, check);
+    // Too slow on the GPU: CPU mode's access count of the lab's `explain`
+    // check says why (explain.h), as the grader does.
+    const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
+    const std::string access_target = lab.id + "-tests-access";
+    if (!cpu && by && a.sanitize.empty() && timed_and_failed(ran[i]) && target_exists(access_target) &&
+        (a.no_build || build_targets({access_target}, a.verbose))) {
+      explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
+                        ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", ran[i]);
+    }
+    if (cpu) lead_hang_in_cpu_mode(ran[i]);  // as the grader does (explain.h)
+    // Failed on the GPU where its evidence leaves the cause open: racecheck
+    // or CPU mode takes a second look, as the grader does (explain.h).
+    if (!cpu && a.sanitize.empty()) {
+      const SecondOpinion kind = second_opinion_for(ran[i], !compute_sanitizer_program().empty());
+      const std::string cpu_target = lab.id + "-tests-cpu";
+      const auto cpu_binary = [&]() -> fs::path {
+        return target_exists(cpu_target) && (a.no_build || build_targets({cpu_target}, a.verbose))
+                   ? kBuildRoot / "labs" / cpu_target
+                   : fs::path();
+      };
+      if (kind != SecondOpinion::none) second_opinion(ctx, lab, check, kind, cpu_binary, ran[i]);
+    }
+    results.push_back(std::move(ran[i]));
+    if (a.access_report && check.kind == CheckKind::correctness) {
+      if (cpu) {
+        std::ifstream in(report);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        reports.push_back(fmt::format("access report for '{}' (CPU mode, per kernel source line):\n{}",
+                                      check.id, text.empty() ? "  (no accesses recorded)\n" : text));
+      } else {
+        reports.push_back(ncu_access_report(ctx, check));
+      }
+    }
+  }
+  double points = 0, max_points = 0;
+  for (const auto& r : results) {
+    const CheckSpec& spec = *lab.find_by_id(r.id);
+    const CheckScore s = preview_check_score(spec, r, results);
+    print_check(style, spec, r, s);
+    points += s.points;
+    max_points += s.max_points;
+    failed |= (r.verdict != Verdict::pass && r.verdict != Verdict::skipped && r.verdict != Verdict::not_run);
+  }
+  for (const auto& rep : reports) fmt::print("\n{}", rep);
+  print_lab_total(style, lab.id, points, max_points,
+                  cpu ? " (CPU mode: correctness only; speed needs a GPU)"
+                      : " (on this machine; your grade comes from the course's grader)");
+  return failed;
+}
+
+}  // namespace
+
+TestCommand::TestCommand(CLI::App& app)
+    : Command(app, "test", "Build the labs in labs/ and run their checks (all labs if none named)") {
+  sub_->add_option("labs", a_.labs, "labs to test, e.g. 03_tiling");
+  sub_->add_option("--check", a_.only, "run only these checks (ids from lab.toml)");
+  sub_->add_option("--seed", a_.seed, "seed for the random inputs");
+  sub_->add_flag("-v,--verbose", a_.verbose, "show every failure and the test output");
+  sub_->add_flag("--no-build", a_.no_build, "do not rebuild first");
+  sub_->add_flag("--cpu", a_.cpu,
+                 "CPU mode: run the kernels on simulated GPU threads (automatic without a GPU); correctness "
+                 "only: no timing, caches, warp lockstep or memory model");
+  sub_->add_flag("--access-report", a_.access_report,
+                 "per kernel: global sectors per request and shared-memory bank conflicts per request (CPU "
+                 "mode: per source line; on a GPU: Nsight Compute, where permitted)");
+  sub_->add_option(
+          "--sanitize", a_.sanitize,
+          "run the checks under compute-sanitizer: memcheck (default), racecheck, synccheck, initcheck")
+      ->expected(0, 1)
+      ->default_str("memcheck")
+      ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}));
+}
+
+int TestCommand::run() {
+  // --sanitize alone means memcheck
+  if (sub_->count("--sanitize") && a_.sanitize.empty()) a_.sanitize = "memcheck";
+  const Args& a = a_;
+  const std::vector<std::string> labs = a.labs.empty() ? all_labs() : a.labs;
+  std::vector<LabSpec> specs;
+  for (const auto& id : labs) {
+    const fs::path toml = kSourceRoot / "labs" / id / "lab.toml";
+    if (!fs::exists(toml)) {
+      fmt::print(stderr, "cudalab: there is no lab '{}' (labs: {})\n", id, fmt::join(all_labs(), ", "));
+      return kUsage;
+    }
+    try {
+      specs.push_back(load_lab(toml));
+    } catch (const ManifestError& e) {
+      fmt::print(stderr, "cudalab: {}\n", e.what());
+      return kUsage;
+    }
+  }
+  const bool have_gpu_build = target_exists("cudalab-gpuinfo");
+  const bool have_cpu_build = target_exists(labs.front() + "-tests-cpu");
+  GpuProbe gpu;
+  if (!a.cpu && have_gpu_build) {
+    if (!a.no_build && !build_targets({"cudalab-gpuinfo"}, a.verbose)) return kFailed;
+    gpu = probe_gpu();
+  } else {
+    gpu.line = a.cpu ? "not used (--cpu)" : "not probed: the CUDA parts are not built (no nvcc?)";
+  }
+  const bool cpu = a.cpu || !gpu.usable;
+  if (cpu && !have_cpu_build) {
+    fmt::print(stderr, "cudalab: no usable GPU ({}) and no CPU-mode build: nothing can run the checks\n",
+               gpu.line);
+    return kNoGpu;
+  }
+  if (cpu && !a.sanitize.empty()) {
+    fmt::print(stderr, "cudalab: --sanitize needs a GPU (compute-sanitizer runs real kernels)\n");
+    return kUsage;
+  }
+  if (!a.no_build) {
+    std::vector<std::string> targets;
+    for (const auto& id : labs) {
+      // The GPU build only where a GPU can run it: without one it is nvcc's
+      // 5 s or more after every edit for nothing (the grader still compiles
+      // the file with nvcc, so nvcc-only errors show there).
+      if (have_gpu_build && !cpu) targets.push_back(id + "-tests");
+      if (cpu) targets.push_back(id + (a.access_report ? "-tests-access" : "-tests-cpu"));
+    }
+    if (!build_targets(targets, a.verbose)) return kFailed;
+  }
+  const Style style = Style::for_stdout(a.verbose);
+  fmt::print("GPU: {}\n", gpu.line);
+  if (cpu)
+    fmt::print(
+        "CPU mode: the kernels run on simulated GPU threads on the CPU. Correctness checks only; speed "
+        "checks are not run; timing, caches, warp lockstep and the memory model are not modelled "
+        "(handouts/cpu_mode.md).\n");
+
+  bool any_failed = false;
+  RunContext ctx;
+  ctx.seed = a.seed;
+  ctx.work_dir = kBuildRoot / "records";
+  ctx.clean_env = false;  // a student's own machine: keep their environment
+  ctx.sanitizer = a.sanitize;
+  if (!a.sanitize.empty())
+    fmt::print(
+        "Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n",
+        a.sanitize);
+  for (const auto& lab : specs) any_failed |= test_lab(a, ctx, lab, cpu, style);
+  return any_failed ? kFailed : kOk;
+}
+
+}  // namespace cudalab
