@@ -34,6 +34,7 @@
 #include "explain.h"
 #include "export.h"
 #include "grade.h"
+#include "new_lab.h"
 #include "process.h"
 #include "release.h"
 #include "report.h"
@@ -1233,6 +1234,7 @@ int main(int argc, char** argv) {
                      "the GPU leads with what its `explain` check counts there, as in the grader");
 
   const ReleaseCommand release = add_release_command(app);
+  const NewLabCommand new_lab = add_new_lab_command(app);
   const CalibrateCommand calibrate = add_calibrate_command(app, kSourceRoot, kBuildRoot);
 
   try {
@@ -1275,6 +1277,7 @@ int main(int argc, char** argv) {
     if (*expect)
       return cmd_expect(binary, lab_toml, expect_path, expect_cpu, expect_cpu_binary, expect_access_binary);
     if (release.selected()) return release.run();
+    if (new_lab.selected()) return new_lab.run();
     if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "cudalab: internal error: {}\n", e.what());
