@@ -301,18 +301,36 @@ double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab
   return r.seconds;
 }
 
+namespace {
+
+// Whether every lab of the course has targets in a configured build: Meson
+// reads the list of labs only when it configures (labs/meson.build writes it
+// to labs/configured-labs.txt, the folder first), so a lab the course gained
+// since needs the build configured again.
+bool has_labs(const fs::path& build, const std::vector<LabSpec>& labs) {
+  std::istringstream in(read_all(build / "labs" / "configured-labs.txt"));
+  std::set<std::string> configured;
+  for (std::string line; std::getline(in, line);) configured.insert(line);
+  for (const auto& lab : labs)
+    if (!configured.count(lab.id)) return false;
+  return true;
+}
+
+}  // namespace
+
 bool Grader::ensure_configured(int slot, std::string& error) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
-  if (fs::exists(build_ / "build.ninja")) return true;
+  const bool configured = fs::exists(build_ / "build.ninja");
+  if (configured && has_labs(build_, cfg_.labs)) return true;
   sync_overlay(nullptr, slot);
   ProcessOptions opt;
   opt.argv = {"meson",
               "setup",
+              configured ? "--reconfigure" : "--buildtype=release",
               build_.string(),
               cfg_.source_root.string(),
               "-Dlabs_dir=" + overlay_.string(),
-              "-Dvariants=false",
-              "--buildtype=release"};
+              "-Dvariants=false"};
   // Which GPUs to compile for: the build's own choice (auto: the visible
   // GPU's), unless the environment names them (the framework's tests do on a
   // machine without a GPU, to build one architecture instead of five).
