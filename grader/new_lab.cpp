@@ -35,7 +35,8 @@ int NewLabCommand::run() const {
                kSourceRoot.string());
     return 2;
   }
-  std::vector<std::string> argv = {"python3", script.string(), "--source", kSourceRoot.string(), name_, title_};
+  std::vector<std::string> argv = {"python3", script.string(), "--source", kSourceRoot.string(),
+                                   name_,     title_};
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
