@@ -683,6 +683,18 @@ std::string single_value_lead(const std::vector<ShapeFacts>& facts, const std::v
           args_of(*f),
           f->rerun_reordered ? " (the second time with the threads of each block in another order)" : "",
           value_fact(*f), f->output);
+  // Wrong, and stores past the one value: a slot per block or thread.
+  if (all_wrong([](const ShapeFacts& f) {
+        return !f.memory.empty() && f.memory.front().rfind("wrote ", 0) == 0;
+      })) {
+    const std::string& m = ex.memory.front();
+    return fmt::format(
+        "stores past {0}: at {1} the kernel {2}, and {3}. {0} holds one value: each block must add its "
+        "partial "
+        "result to it (one thread of each block, with atomicAdd), not store it in a slot of its own "
+        "({0}[blockIdx.x])",
+        ex.output, args_of(ex), m.substr(0, m.find(')') + 1), value_fact(ex));
+  }
   // Off by a whole number of guard floats: loads outside the input.
   if (all_wrong([](const ShapeFacts& f) { return guard_reads(f) > 0; })) {
     const long long k = guard_reads(ex);

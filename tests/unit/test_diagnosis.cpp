@@ -722,6 +722,30 @@ TEST_CASE("A sum right on multiples of the block and wrong elsewhere leads with 
   CHECK(speaks_of_the_value_only(s));
 }
 
+TEST_CASE("A wrong sum with stores past out leads with the stores, in words for one value") {
+  // Each block stores its sum at out[blockIdx.x]: out is block 0's sum, the rest land past it.
+  cudalab::diagnosis::begin();
+  for (const auto& [n, blocks] : {std::pair<int, int>{1000, 2}, {4096, 8}}) {
+    const std::string label = "reduce_sum(n=" + std::to_string(n) + ")";
+    cudalab::diagnosis::launched(
+        label, "reduce_sum_kernel<<<grid (" + std::to_string(blocks) + ", 1, 1), block (256, 1, 1)>>>");
+    cudalab::diagnosis::pause(true);
+    const auto c = cudalab::compare("out", {3.0f}, {12.5}, 1, 1);
+    cudalab::diagnosis::pause(false);
+    cudalab::diagnosis::compared(label, c);
+    std::vector<std::uint8_t> zone(64, cudalab::kGuardByte), after(64, cudalab::kGuardByte);
+    after[0] = 0;
+    cudalab::diagnosis::memory(label, cudalab::describe_guard_damage("out", 4, 1, zone, after));
+  }
+  const std::string s = lead(cudalab::diagnosis::facts());
+  cudalab::diagnosis::end();
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("stores past out: at n=1000 the kernel wrote 1 float past the end of out "
+                                  "(first at out[1]), and out = 3, expected 12.5. out holds one value"));
+  // The indices are the stores' own (out[1], out[blockIdx.x]): no elements, rows or columns.
+  CHECK_THAT(s, !Catch::Contains("element") && !Catch::Contains(" row") && !Catch::Contains("column"));
+}
+
 TEST_CASE("A sum that is right only when out starts at 0 says that out is added to") {
   const std::string s = sum_lead({{1, NAN, 0.5, 1, -1, true}, {31, NAN, 2.5, 1}});
   INFO(s);
