@@ -28,7 +28,8 @@ TEST_CASE("Writes past a one-value buffer say it holds one value, not how many e
   REQUIRE(m.size() == 1);
   CHECK_THAT(m[0],
              Catch::StartsWith("wrote 2 floats past the end of out (first at out[1]), which holds one value: "
-                               "a store at an index like out[blockIdx.x]"));
+                               "a thread past the end of the data was not stopped by a boundary check, or a "
+                               "store at an index like out[blockIdx.x]"));
   CHECK_THAT(m[0], !Catch::Contains("element"));
 }
 
