@@ -44,17 +44,25 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
   const toml::table* course = doc["course"].as_table();
   if (!course) fail(source, nullptr, "missing the [course] table (title, labs)");
   c.title = (*course)["title"].value_or(std::string{});
-  const toml::array* labs = (*course)["labs"].as_array();
-  if (!labs || labs->empty()) fail(source, course, "[course]: labs must list at least one lab");
-  for (const auto& el : *labs) {
-    auto id = el.value<std::string>();
-    if (!id) fail(source, &el, "[course]: labs must be a list of lab names");
-    if (std::find(known_labs.begin(), known_labs.end(), *id) == known_labs.end())
-      fail(source, &el, fmt::format("[course]: no lab '{}' (labs: {})", *id, fmt::join(known_labs, ", ")));
-    if (std::find(c.labs.begin(), c.labs.end(), *id) != c.labs.end())
-      fail(source, &el, fmt::format("[course]: lab '{}' is listed twice", *id));
-    c.labs.push_back(*id);
-  }
+  // Without a list, every lab there is counts (in folder order): a lab added
+  // to labs/ is graded with no change here. With one, only those: a course
+  // can keep a lab that is being written out of the grade.
+  const toml::node* labs_node = course->get("labs");
+  if (!labs_node) c.labs = known_labs;
+  const toml::array* labs = labs_node ? labs_node->as_array() : nullptr;
+  if (labs_node && (!labs || labs->empty()))
+    fail(source, labs_node, "[course]: labs must list at least one lab (or be left out: every lab counts)");
+  if (c.labs.empty() && !labs) fail(source, course, "[course]: there are no labs (no labs/*/lab.toml)");
+  if (labs)
+    for (const auto& el : *labs) {
+      auto id = el.value<std::string>();
+      if (!id) fail(source, &el, "[course]: labs must be a list of lab names");
+      if (std::find(known_labs.begin(), known_labs.end(), *id) == known_labs.end())
+        fail(source, &el, fmt::format("[course]: no lab '{}' (labs: {})", *id, fmt::join(known_labs, ", ")));
+      if (std::find(c.labs.begin(), c.labs.end(), *id) != c.labs.end())
+        fail(source, &el, fmt::format("[course]: lab '{}' is listed twice", *id));
+      c.labs.push_back(*id);
+    }
   if (const toml::table* w = doc["weights"].as_table()) {
     for (const auto& [key, node] : *w) {
       const std::string lab(key.str());

@@ -14,7 +14,7 @@ namespace cudalab {
 struct CourseSpec {
   std::filesystem::path file;
   std::string title;
-  std::vector<std::string> labs;
+  std::vector<std::string> labs;          // [course] labs; without it, every lab of known_labs
   std::map<std::string, double> weights;  // lab -> weight (default 1)
   std::string seed;                       // grading seed ("" = the labs' default)
   double build_timeout_s = 600;
@@ -24,7 +24,8 @@ struct CourseSpec {
   double weight(const std::string& lab) const;
 };
 
-// Parses course.toml; `lab_exists` says whether a lab id names a lab folder.
+// Parses course.toml; `known_labs` are the lab folders there are (the labs a
+// course without a `labs` list grades).
 CourseSpec parse_course(const std::string& text, const std::string& source,
                         const std::vector<std::string>& known_labs);
 CourseSpec load_course(const std::filesystem::path& path, const std::vector<std::string>& known_labs);

@@ -252,4 +252,10 @@ void score_submission(SubmissionGrade& g);
 // Compiler output with the grading folder's paths shown as the student's.
 std::string tidy_build_log(const std::string& log, const std::string& overlay_labs, bool verbose);
 
+// What a failed build shows: the compiler's messages (tidy_build_log), else
+// ninja's own error lines, else its last lines and `how` it ended ("exit code
+// 1"): never nothing. Host-only.
+std::string build_failure_log(const std::string& output, const std::string& overlay_labs, bool verbose,
+                              const std::string& how);
+
 }  // namespace cudalab

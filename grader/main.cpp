@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   ExportCommand export_cmd(app);
   ReleaseCommand release(app);
   CalibrateCommand calibrate(app);
+  NewLabCommand new_lab(app);
 
   try {
     app.parse(argc, argv);
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
     if (expect.selected()) return expect.run();
     if (export_cmd.selected()) return export_cmd.run();
     if (release.selected()) return release.run();
+    if (new_lab.selected()) return new_lab.run();
     if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "cudalab: internal error: {}\n", e.what());

@@ -7,6 +7,8 @@ read the same one.
   labinfo.py get LAB_TOML FIELD       a [lab] field; lists print one item per line
   labinfo.py value TOML KEY           a top-level string of any TOML file ("" if absent)
   labinfo.py variants DIR             subfolders holding an expect.toml, one per line
+  labinfo.py stamp LABS_DIR           LABS_DIR made absolute, then its lab ids: what a build was
+                                      configured with (build/labs/configured-labs.txt)
 
 The grader parses the same files with toml++ and validates them fully; this
 script only checks what the build needs.
@@ -47,12 +49,19 @@ def load(path):
     return lab
 
 
+def lab_ids(root):
+    return [name for name in sorted(os.listdir(root)) if os.path.isfile(os.path.join(root, name, "lab.toml"))]
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "list":
-        root = argv[2]
-        for name in sorted(os.listdir(root)):
-            if os.path.isfile(os.path.join(root, name, "lab.toml")):
-                print(name)
+        for name in lab_ids(argv[2]):
+            print(name)
+        return
+    if len(argv) == 3 and argv[1] == "stamp":
+        print(os.path.abspath(argv[2]))
+        for name in lab_ids(argv[2]):
+            print(name)
         return
     if len(argv) == 4 and argv[1] == "get":
         value = load(argv[2]).get(argv[3], [] if argv[3] in LIST_FIELDS else "")

@@ -151,6 +151,8 @@ Graded labs on the CUDA memory hierarchy. Each lab is a folder in `labs/` with a
 file to complete (the `TODO(labN)` items), its checks and its `lab.toml`; the
 handout for each is in `handouts/`.
 
+{labs}
+
 ```sh
 ./cudalab test 03_tiling               # build lab 3 and run its checks
 ./cudalab test 03_tiling --check ragged   # one check; --seed N, --verbose, --sanitize
@@ -180,6 +182,36 @@ Classroom, every push runs `.github/workflows/classroom.yml`: GitHub's machines 
 GPU, so it grades the correctness checks in CPU mode and shows their points in the
 Actions tab; the speed checks count only in the course's own grade, on its GPU.
 """
+
+
+def lab_index(src, labs):
+    """The students' table of the labs: folder, title, handout (from the tree, so a new lab is listed)."""
+    rows = ["| lab | title | handout |", "|---|---|---|"]
+    for lab in labs:
+        with open(os.path.join(src, "labs", lab, "lab.toml"), "rb") as f:
+            title = tomllib.load(f).get("lab", {}).get("title", "")
+        handout = f"handouts/{lab}.md"
+        rows.append(f"| `{lab}` | {title} | " + (f"`{handout}`" if os.path.isfile(os.path.join(src, handout)) else "") +
+                    " |")
+    return "\n".join(rows)
+
+
+def normalized_lines(path):
+    with open(path, errors="replace") as f:
+        return [" ".join(line.split()) for line in f if line.strip()]
+
+
+def skeletons_that_are_solutions(src, labs):
+    """The student files of labs/ whose solution in solutions/ is the same code (the same lines,
+    whitespace aside): released, they would hand every student the solution."""
+    same = []
+    for lab in labs:
+        for f in lab_field(os.path.join(src, "labs", lab, "lab.toml"), "student_files"):
+            skeleton, solution = os.path.join(src, "labs", lab, f), os.path.join(src, "solutions", lab, f)
+            if os.path.isfile(skeleton) and os.path.isfile(solution) and \
+                    normalized_lines(skeleton) == normalized_lines(solution):
+                same.append((f"labs/{lab}/{f}", f"solutions/{lab}/{f}", lab))
+    return same
 
 
 def compile_references(src_root, out, labs, archs, ptx, with_gpu, nvcc, cxx, work):
@@ -269,6 +301,15 @@ def main():
         fail(f"{src} has no solutions/: a release is made from the instructor's tree, not from a release")
     if out == src or out.startswith(src + os.sep) and not os.path.relpath(out, src).startswith(("build", "release")):
         fail(f"--out {a.out}: write the release outside the course tree (or under build*/ or release*/)")
+    labs = sorted(d for d in os.listdir(os.path.join(src, "labs"))
+                  if os.path.isfile(os.path.join(src, "labs", d, "lab.toml")))
+    # Before anything is written: a skeleton that is its solution (a lab
+    # written in labs/ and copied to solutions/, the TODOs never put in).
+    if same := skeletons_that_are_solutions(src, labs):
+        fail("".join(f"{skel} is its solution ({sol}, the same code): the release would give it to every "
+                     f"student.\n" for skel, sol, _ in same) +
+             f"Write the skeleton first: the solution with the student's work replaced by TODO(labN) comments "
+             f"and each launcher ending in CUDALAB_TODO (docs/new-lab.md). Nothing was written.")
     if os.path.exists(out) and os.listdir(out):
         if not a.force:
             fail(f"--out {a.out} exists and is not empty (--force replaces it)")
@@ -282,8 +323,6 @@ def main():
             fail("nvcc not found: the GPU references need it (--no-gpu writes a CPU-mode-only release)")
     cxx = os.environ.get("CXX") or "c++"
 
-    labs = sorted(d for d in os.listdir(os.path.join(src, "labs"))
-                  if os.path.isfile(os.path.join(src, "labs", d, "lab.toml")))
     os.makedirs(out, exist_ok=True)
     copied = copy_tree(src, out)
     with tempfile.TemporaryDirectory(prefix="cudalab-release-") as work:
@@ -296,10 +335,12 @@ def main():
     title = tomllib.loads(course_text).get("course", {}).get("title", "cudalab")
     arch_words = ", ".join(f"sm_{a}" for a in archs) + (f" (and PTX for newer GPUs)" if ptx else "")
     with open(os.path.join(out, "README.md"), "w") as f:
-        f.write(STUDENT_README.format(title=title, archs=arch_words if nvcc else "no GPU: CPU mode only"))
+        f.write(STUDENT_README.format(title=title, archs=arch_words if nvcc else "no GPU: CPU mode only",
+                                      labs=lab_index(src, labs)))
     # For the build (labs/meson.build): what the GPU libraries hold, compiled
     # into each lab's info so that the test binaries can name it.
     codes = [f"sm_{a}" for a in archs] + ([f"compute_{archs[-1]}"] if ptx else [])
+    os.makedirs(os.path.join(out, "prebuilt"), exist_ok=True)  # there even where no lab has references
     with open(os.path.join(out, "prebuilt", "cuda_archs.txt"), "w") as f:
         f.write(",".join(codes) + "\n" if nvcc else "\n")
     with open(os.path.join(out, "prebuilt", "README.md"), "w") as f:

@@ -16,7 +16,7 @@
 #   3. copy this checkout's files (tracked and untracked-not-ignored, as `COPY .` would
 #      take them, without build folders) to /autograder/source, fresh each run;
 #   4. run grader/autograder/setup.sh there (apt-get install, `cudalab grade --prepare`:
-#      the four labs built with nvcc and g++), and check that the build chose Catch2 v3;
+#      every lab built with nvcc and g++), and check that the build chose Catch2 v3;
 #   5. build the framework in /tmp/check-build and run the suites that need no GPU:
 #      unit and cpu (CPU mode runs every lab's kernels and the Catch2 runner for real);
 #      --full runs every suite (`cudalab selftest`: adds the grading and gallery tests);

@@ -148,4 +148,15 @@ class CalibrateCommand : public Command {
   std::string from_records_, records_dir_, labs_dir_, tables_dir_;
 };
 
+// cudalab new-lab NN_name "Title": a new lab's files from templates
+// (commands/new_lab.cpp).
+class NewLabCommand : public Command {
+ public:
+  explicit NewLabCommand(CLI::App& app);
+  int run();
+
+ private:
+  std::string name_, title_;
+};
+
 }  // namespace cudalab

@@ -32,6 +32,19 @@ namespace cudalab {
 
 namespace {
 
+// Whether every lab of the course has targets in a configured build: Meson
+// reads the list of labs only when it configures (labs/meson.build writes it
+// to labs/configured-labs.txt, the folder first), so a lab the course gained
+// since needs the build configured again.
+bool has_labs(const fs::path& build, const std::vector<LabSpec>& labs) {
+  std::istringstream in(read_all(build / "labs" / "configured-labs.txt"));
+  std::set<std::string> configured;
+  for (std::string line; std::getline(in, line);) configured.insert(line);
+  for (const auto& lab : labs)
+    if (!configured.count(lab.id)) return false;
+  return true;
+}
+
 // The ninja program, where there is one: `meson compile` introspects the
 // build first, 0.5 s on 16 cores for nothing to do, on every lab of every
 // submission (ninja reruns Meson itself when a meson.build changed).
@@ -191,16 +204,17 @@ std::string Grader::build_reference(const LabSpec& lab, bool cpu_mode) {
 
 bool Grader::ensure_configured(int slot, std::string& error) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
-  if (fs::exists(build_ / "build.ninja")) return true;
+  const bool configured = fs::exists(build_ / "build.ninja");
+  if (configured && has_labs(build_, cfg_.labs)) return true;
   sync_overlay(nullptr, slot);
   ProcessOptions opt;
   opt.argv = {"meson",
               "setup",
+              configured ? "--reconfigure" : "--buildtype=release",
               build_.string(),
               cfg_.source_root.string(),
               "-Dlabs_dir=" + overlay_.string(),
-              "-Dvariants=false",
-              "--buildtype=release"};
+              "-Dvariants=false"};
   // Which GPUs to compile for: the build's own choice (auto: the visible
   // GPU's), unless the environment names them (the framework's tests do on a
   // machine without a GPU, to build one architecture instead of five).
@@ -300,18 +314,33 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   if (p.timed_out) return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
   if (student_code && p.exit_code == 125 && p.output.find("cudalab-sandbox:") != std::string::npos)
     return "the grader could not confine the build (not your code; tell your instructor):\n" + p.output;
-  std::string log = tidy_build_log(p.output, overlay_.string(), cfg_.verbose);
+  return build_failure_log(p.output, overlay_.string(), cfg_.verbose, p.describe());
+}
+
+std::string build_failure_log(const std::string& output, const std::string& overlay_labs, bool verbose,
+                              const std::string& how) {
+  auto blank = [](const std::string& s) { return s.find_first_not_of(" \t\r\n") == std::string::npos; };
+  std::string log = tidy_build_log(output, overlay_labs, verbose);
+  if (!blank(log)) return log;
   // Nothing from a compiler: ninja's own words are all there is (a tool
-  // that could not start, a file it could not read).
-  if (log.find_first_not_of(" \n") == std::string::npos) {
-    std::istringstream in(p.output);
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("ninja:", 0) == 0 || line.find("error") != std::string::npos ||
-          line.find("denied") != std::string::npos || line.find("cannot") != std::string::npos)
-        log += line + "\n";
-    if (log.empty()) log = fmt::format("the build failed ({}) without a message\n", p.describe());
+  // that could not start, a file it could not read, a target it does not know).
+  log.clear();
+  std::vector<std::string> lines;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (blank(line)) continue;
+    lines.push_back(line);
+    if (line.rfind("ninja:", 0) == 0 || line.find("error") != std::string::npos ||
+        line.find("denied") != std::string::npos || line.find("cannot") != std::string::npos)
+      log += line + "\n";
   }
-  return log;
+  if (!log.empty()) return log;
+  // Not even that (an empty "BUILD FAILED" is what this prevents): the last
+  // lines the build printed, whatever they are, and how it ended.
+  for (std::size_t i = lines.size() > 10 ? lines.size() - 10 : 0; i < lines.size(); ++i)
+    log += lines[i] + "\n";
+  return fmt::format("the build failed ({}) without a compiler message{}\n{}", how,
+                     lines.empty() ? " or any other output" : "; its last lines:", log);
 }
 
 std::vector<std::string> Grader::course_inputs(const std::string& target, int slot) {

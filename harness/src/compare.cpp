@@ -174,6 +174,7 @@ Comparison classify(const std::string& name, const std::vector<float>& got,
   if (got.size() != n || expected.size() != n)
     throw std::logic_error(fmt::format("cudalab::compare: {} has {} values, expected {} and shape {}x{}",
                                        name, got.size(), expected.size(), rows, cols));
+  if (n > 0) c.allowed = options.tolerance.atol + options.tolerance.rtol * std::fabs(expected[0]);
   std::vector<unsigned char> bad(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const double g = got[i], e = expected[i];
@@ -222,6 +223,7 @@ Comparison classify(const std::string& name, const std::vector<float>& got,
 }  // namespace
 
 std::string Comparison::describe() const {
+  if (single()) return describe_single();
   if (ok()) return fmt::format("{} ({} x {}): all {} elements correct", name, rows, cols, rows * cols);
   std::string s =
       fmt::format("{} ({} x {}): {} of {} elements are wrong", name, rows, cols, wrong, rows * cols);
@@ -275,6 +277,40 @@ std::string Comparison::describe() const {
     case ErrorPattern::none:
       break;
   }
+  return s;
+}
+
+std::string Comparison::describe_single() const {
+  const double expected = first.empty() ? 0 : first.front().expected;
+  const double got = first.empty() ? 0 : first.front().got;
+  if (ok()) return fmt::format("{} is right", name);
+  std::string s;
+  if (unwritten)
+    s = fmt::format(
+        "{} was never written: it still holds the NaN it was filled with before the launch "
+        "(expected {})",
+        name, value(expected));
+  else if (non_finite)
+    s = fmt::format("{} = {} (expected {})", name, value(got), value(expected));
+  else
+    s = fmt::format("{} = {}, expected {}: {} too {} (the tolerance here is {:.2g})", name, value(got),
+                    value(expected), value(std::fabs(got - expected)), got < expected ? "small" : "large",
+                    allowed);
+  s += ".";
+  // In a check, the cause comes once, from all its shapes (diagnosis.h).
+  if (diagnosis::collecting()) return s;
+  s += "\nLikely cause: ";
+  if (unwritten)
+    s += fmt::format(
+        "no thread stored into {0}, or what it stored was computed from a NaN (shared memory that no thread "
+        "filled). Does the launcher launch the kernels, and does one thread store the result?",
+        name);
+  else
+    s += fmt::format(
+        "{0} is one value computed from many: check that every input is counted exactly once (the bound of "
+        "every load), that the threads of a block wait for each other (__syncthreads) before they read what "
+        "others wrote, and that the partial result of every block reaches {0} (atomicAdd).",
+        name);
   return s;
 }
 

@@ -59,7 +59,15 @@ std::vector<std::string> describe_guard_damage(const std::string& name, std::siz
                     plural(lo.size(), elem_size), name, name, lo.back(), name, lo.front()));
   }
   const auto hi = damaged(after, elem_size, static_cast<long long>(count));
-  if (!hi.empty()) {
+  // A buffer of one value (a sum, or a vector of length 1) has no elements
+  // to count: a store past it is a thread past the end, or a slot per block.
+  if (!hi.empty() && count == 1) {
+    messages.push_back(fmt::format(
+        "wrote {} past the end of {} (first at {}[{}]), which holds one value: a thread past the end of the "
+        "data was not stopped by a boundary check, or a store at an index like {}[blockIdx.x] where only {} "
+        "itself (index 0) exists",
+        plural(hi.size(), elem_size), name, name, hi.front(), name, name));
+  } else if (!hi.empty()) {
     messages.push_back(
         fmt::format("wrote {} past the end of {} (first at {}[{}], {} element{} long): a thread outside the "
                     "data was not stopped by a boundary check",

@@ -218,13 +218,17 @@ class Sampler {
       CUDA_CHECK(cudaMemcpy(&got, (from_snapshot ? snapshots_[k] : o.student) + first, sizeof(float),
                             cudaMemcpyDeviceToHost));
       const float expected = timing_kernels::read_expected(o.reference, first, key);
+      // A single value (a sum) has no elements to count.
+      const std::string wrong = o.rows * o.cols == 1
+                                    ? fmt::format("({} = {}, expected {})", o.name, got, expected)
+                                    : fmt::format("at {} (got {}, expected {}; {} of {} elements wrong)",
+                                                  timing::element_name(o.name, o.rows, o.cols, first), got,
+                                                  expected, counters[2 * k], o.rows * o.cols);
       return fmt::format(
-          "{}: the output of timed run {}{} was wrong at {} (got {}, expected {}; {} of {} elements "
-          "wrong). The inputs are rewritten with new values before every timed run: the kernel must "
-          "compute its output from them on every call (was a result cached from an earlier call?)",
-          timed_.what.empty() ? "the launcher" : timed_.what, run, warmup ? " (a warm-up run)" : "",
-          timing::element_name(o.name, o.rows, o.cols, first), got, expected, counters[2 * k],
-          o.rows * o.cols);
+          "{}: the output of timed run {}{} was wrong {}. The inputs are rewritten with new values before "
+          "every timed run: the kernel must compute its output from them on every call (was a result cached "
+          "from an earlier call?)",
+          timed_.what.empty() ? "the launcher" : timed_.what, run, warmup ? " (a warm-up run)" : "", wrong);
     }
     return {};
   }

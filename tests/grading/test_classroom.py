@@ -162,7 +162,10 @@ def run_step(script, cudalab, tmp):
 with open(os.path.join(SRC, "course.toml"), "rb") as f:
     course = tomllib.load(f)
 correct_max = 0.0
-for lab in course["course"]["labs"]:
+# The course's labs: its list, or without one every lab of the tree (grader/course.h).
+labs = course["course"].get("labs") or sorted(
+    d for d in os.listdir(os.path.join(SRC, "labs")) if os.path.isfile(os.path.join(SRC, "labs", d, "lab.toml")))
+for lab in labs:
     with open(os.path.join(SRC, "labs", lab, "lab.toml"), "rb") as f:
         checks = tomllib.load(f)["check"]
     correct_max += course.get("weights", {}).get(lab, 1.0) * sum(

@@ -92,3 +92,32 @@ TEST_CASE("a launcher that caches its first answer is caught by the fresh inputs
   CHECK_FALSE(t.valid());
   CHECK_THAT(t.invalid, Catch::Contains("cached"));
 }
+
+namespace {
+
+// One thread adds them all: a one-value output, as lab 05's sum.
+__global__ void sum_kernel(const float* a, float* out, int n) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  float s = 0;
+  for (int i = 0; i < n; ++i) s += a[i];
+  *out = s;
+}
+
+}  // namespace
+
+TEST_CASE("a wrong single value is named as the value, without elements, rows or columns") {
+  Buffers buf;  // a as the input, c[0] and c_ref[0] as the outputs
+  cudalab::Timed timed;
+  timed.what = "sum(n=4096)";
+  timed.inputs = {{buf.a, kN}};
+  timed.outputs = {{"out", buf.c, buf.c_ref, 1, 1, cudalab::Tolerance{1e-3, 0}}};
+  int call = 0;
+  const auto cache = [&] {
+    if (call++ == 0) sum_kernel<<<1, 1>>>(buf.a, buf.c, kN);
+  };
+  const auto t = cudalab::time_side_by_side(
+      cache, [&] { sum_kernel<<<1, 1>>>(buf.a, buf.c_ref, kN); }, timed, quick());
+  CHECK_FALSE(t.valid());
+  CHECK_THAT(t.invalid, Catch::Contains("was wrong (out = "));
+  CHECK_THAT(t.invalid, !Catch::Contains("element") && !Catch::Contains("out["));
+}

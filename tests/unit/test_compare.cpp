@@ -149,3 +149,42 @@ TEST_CASE("Bands of whole rows never written between written ones are counted as
   c = compare("C", g, e, rows, cols);
   CHECK(c.unwritten_rows == 0);
 }
+
+namespace {
+
+// No word of a matrix or vector in a message about a single value.
+bool speaks_of_the_value_only(const std::string& s) {
+  for (const char* w : {"element", "row", "column", "[0]", "1 x 1", "x 1)"})
+    if (s.find(w) != std::string::npos) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("A single value is described as the value, without elements, rows or columns") {
+  CompareOptions o;
+  o.tolerance = {0.01, 0};
+  const auto wrong = compare("out", {11.0f}, {12.5}, 1, 1, o);
+  CHECK(wrong.single());
+  CHECK_FALSE(wrong.ok());
+  INFO(wrong.describe());
+  CHECK_THAT(wrong.describe(),
+             Catch::Contains("out = 11, expected 12.5: 1.5 too small (the tolerance here is 0.01)"));
+  CHECK_THAT(wrong.describe(), Catch::Contains("Likely cause: out is one value computed from many"));
+  CHECK(speaks_of_the_value_only(wrong.describe()));
+
+  const auto unwritten = compare("out", {poison()}, {3.0}, 1, 1, o);
+  CHECK(unwritten.pattern == ErrorPattern::never_written);
+  CHECK_THAT(unwritten.describe(), Catch::StartsWith("out was never written"));
+  CHECK(speaks_of_the_value_only(unwritten.describe()));
+
+  const auto nan = compare("out", {NAN}, {3.0}, 1, 1, o);
+  CHECK_THAT(nan.describe(), Catch::StartsWith("out = NaN (expected 3)"));
+
+  const auto right = compare("out", {12.505f}, {12.5}, 1, 1, o);
+  CHECK(right.ok());
+  CHECK(right.describe() == "out is right");
+  // A vector of one element is the same thing: one value.
+  CHECK(compare("c", {1.0f}, {2.0}, 1, 1, o).single());
+  CHECK_FALSE(compare("c", {1.0f, 2.0f}, {1.0, 2.0}, 1, 2, o).single());
+}

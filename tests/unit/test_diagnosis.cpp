@@ -624,3 +624,175 @@ TEST_CASE("Checks judged side by side each collect only their own facts") {
   for (auto& th : threads) th.join();
   for (const auto& w : wrong) CHECK(w.empty());
 }
+
+namespace {
+
+// One shape of a one-value check (a sum of n floats), as the hooks collect
+// it from a launch (`blocks` blocks of 256 threads) and the comparison of out.
+struct SumShape {
+  int n;
+  float got;
+  double expected;
+  long long blocks;
+  long long rerun_changed = -1;
+  bool accumulates = false;
+};
+
+std::string sum_lead(const std::vector<SumShape>& shapes) {
+  cudalab::diagnosis::begin();
+  for (const auto& s : shapes) {
+    const std::string label = "reduce_sum(n=" + std::to_string(s.n) + ")";
+    cudalab::diagnosis::launched(
+        label, "reduce_sum_kernel<<<grid (" + std::to_string(s.blocks) + ", 1, 1), block (256, 1, 1)>>>");
+    cudalab::CompareOptions o;
+    o.tolerance = {2.4e-7 * s.n, 0};
+    cudalab::diagnosis::pause(true);  // the comparison alone, as compare() hands it over
+    const cudalab::Comparison c = cudalab::compare("out", {s.got}, {s.expected}, 1, 1, o);
+    cudalab::diagnosis::pause(false);
+    cudalab::diagnosis::compared(label, c);
+    if (s.rerun_changed >= 0) cudalab::diagnosis::rerun(label, s.rerun_changed);
+    if (s.accumulates) cudalab::diagnosis::accumulation_probed(label, true);
+  }
+  const std::string s = lead(cudalab::diagnosis::facts());
+  cudalab::diagnosis::end();
+  return s;
+}
+
+// No word of a matrix or vector in a lead about a single value.
+bool speaks_of_the_value_only(const std::string& s) {
+  for (const char* w : {"element", " row", "column", "tile", "out["})
+    if (s.find(w) != std::string::npos) return false;
+  return true;
+}
+
+float guard_float() {
+  const std::uint32_t bits = 0x01010101u * cudalab::kGuardByte;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("A one-value check whose value changes on a rerun leads with a race, in words for a value") {
+  const std::string s = sum_lead({{1, 0.5, 0.5, 1}, {31, 2.0, 3.25, 1, 1}, {1000, 7.0, 9.5, 2}});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("a race: at n=31 the value changed when the same inputs ran again; the first "
+                               "time out = 2, expected 3.25."));
+  CHECK_THAT(s, Catch::Contains("__syncthreads()") && Catch::Contains("atomicAdd"));
+  CHECK(speaks_of_the_value_only(s));
+}
+
+TEST_CASE("A sum off by whole guard floats leads with loads past the end of the input") {
+  // A second load without its bound: n=31 reads 31 floats of the guard zone,
+  // n=1000 24; 4096 is a multiple of two blocks and right.
+  const double g = guard_float();
+  const std::string s = sum_lead({{1, static_cast<float>(0.25 + g), 0.25, 1},
+                                  {31, static_cast<float>(1.5 + 31 * g), 1.5, 1},
+                                  {1000, static_cast<float>(12.0 + 24 * g), 12.0, 2},
+                                  {4096, 30.0f, 30.0, 4}});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("loads outside the input: at n=1 out is off by 1 x -4.32e+08"));
+  CHECK_THAT(s, Catch::Contains("so 1 load read past the end of the input") && Catch::Contains("`i < n`"));
+  CHECK(speaks_of_the_value_only(s));
+}
+
+TEST_CASE(
+    "Right wherever the grid has one block and wrong wherever it has several leads with the blocks' sums") {
+  // Only block 0 adds its partial sum.
+  const std::string s =
+      sum_lead({{1, 0.5, 0.5, 1}, {31, 2.0, 2.0, 1}, {1000, 7.0, 9.5, 2}, {(1 << 20) + 7, 3.0, 41.0, 1024}});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("only one block's sum reaches out: right wherever the grid has one block (n=1 "
+                               "and n=31), wrong wherever it has several (at n=1000, out = 7, expected 9.5; "
+                               "your launch: reduce_sum_kernel<<<grid (2, 1, 1), block (256, 1, 1)>>>)"));
+  CHECK(speaks_of_the_value_only(s));
+}
+
+TEST_CASE("A sum right on multiples of the block and wrong elsewhere leads with the end of the input") {
+  // The last partial block lost (a grid by floor division, with one block at least).
+  const std::string s =
+      sum_lead({{31, 0.0 + 1.0, 2.5, 1}, {1000, 7.0, 9.5, 3}, {1024, 4.0, 4.0, 4}, {4096, 30.0, 30.0, 16}});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("the end of the input: right on every length that is a multiple of 256 "
+                               "(n=1024 and n=4096), wrong on every other (at n=31, out = 1, expected 2.5)"));
+  CHECK(speaks_of_the_value_only(s));
+}
+
+TEST_CASE("A wrong sum with stores past out leads with the stores, in words for one value") {
+  // Each block stores its sum at out[blockIdx.x]: out is block 0's sum, the rest land past it.
+  cudalab::diagnosis::begin();
+  for (const auto& [n, blocks] : {std::pair<int, int>{1000, 2}, {4096, 8}}) {
+    const std::string label = "reduce_sum(n=" + std::to_string(n) + ")";
+    cudalab::diagnosis::launched(
+        label, "reduce_sum_kernel<<<grid (" + std::to_string(blocks) + ", 1, 1), block (256, 1, 1)>>>");
+    cudalab::diagnosis::pause(true);
+    const auto c = cudalab::compare("out", {3.0f}, {12.5}, 1, 1);
+    cudalab::diagnosis::pause(false);
+    cudalab::diagnosis::compared(label, c);
+    std::vector<std::uint8_t> zone(64, cudalab::kGuardByte), after(64, cudalab::kGuardByte);
+    after[0] = 0;
+    cudalab::diagnosis::memory(label, cudalab::describe_guard_damage("out", 4, 1, zone, after));
+  }
+  const std::string s = lead(cudalab::diagnosis::facts());
+  cudalab::diagnosis::end();
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("stores past out: at n=1000 the kernel wrote 1 float past the end of out "
+                                  "(first at out[1]), and out = 3, expected 12.5. out holds one value"));
+  // The indices are the stores' own (out[1], out[blockIdx.x]): no elements, rows or columns.
+  CHECK_THAT(s, !Catch::Contains("element") && !Catch::Contains(" row") && !Catch::Contains("column"));
+}
+
+TEST_CASE("A sum that is right only when out starts at 0 says that out is added to") {
+  const std::string s = sum_lead({{1, NAN, 0.5, 1, -1, true}, {31, NAN, 2.5, 1}});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("out is right only when it starts at 0: at n=1 out came back NaN"));
+  CHECK_THAT(s, Catch::Contains("in a kernel launched before the one that adds to it"));
+  CHECK(speaks_of_the_value_only(s));
+}
+
+TEST_CASE("A sum never written and one that is 0 each lead with what the value shows") {
+  const float nan_poison = poison();  // the fill, as a kernel that never stores leaves it
+  const std::string never = sum_lead({{1, nan_poison, 0.5, 1}, {1000, nan_poison, 9.5, 2}});
+  INFO(never);
+  CHECK_THAT(never,
+             Catch::StartsWith("out is never written at n=1, nor at the 1 other failing size: it still "
+                               "holds the NaN it was filled with before the launch, though the kernel "
+                               "ran"));
+  CHECK(speaks_of_the_value_only(never));
+  const std::string zero = sum_lead({{1, 0.0, 0.5, 1}, {1000, 0.0, 9.5, 2}});
+  INFO(zero);
+  CHECK_THAT(zero,
+             Catch::StartsWith("out is 0 at n=1, and at the 1 other failing size (expected 0.5 there)"));
+  CHECK(speaks_of_the_value_only(zero));
+}
+
+TEST_CASE("A one-value check with nothing more specific says how far off the value is and why it may be") {
+  const std::string s =
+      sum_lead({{1, 0.5, 0.5, 1}, {1000, 9.0, 9.5, 2}, {2048, 20.0, 20.0, 8}, {4096, 30.0, 31.0, 16}});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("out = 9, expected 9.5 at n=1000: 0.5 too small (the tolerance at this length "
+                               "is 0.00024); wrong too at the 1 other failing size. out is one value"));
+  CHECK(speaks_of_the_value_only(s));
+}
+
+TEST_CASE(
+    "A check whose outputs are vectors keeps its element-wise lead even where one has a single element") {
+  // lab 01's vector add at n=1 and n=1000, both never written: not a one-value check.
+  cudalab::diagnosis::begin();
+  cudalab::diagnosis::pause(true);  // the comparisons alone, handed over below
+  const auto one = cudalab::compare("c", {poison()}, {1.0}, 1, 1);
+  const auto many =
+      cudalab::compare("c", std::vector<float>(1000, poison()), std::vector<double>(1000, 1.0), 1, 1000);
+  cudalab::diagnosis::pause(false);
+  cudalab::diagnosis::compared("vector_add(n=1)", one);
+  cudalab::diagnosis::compared("vector_add(n=1000)", many);
+  const std::string s = lead(cudalab::diagnosis::facts());
+  cudalab::diagnosis::end();
+  INFO(s);
+  CHECK_THAT(s, Catch::Contains("no element of c is written"));
+}

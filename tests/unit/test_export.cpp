@@ -197,3 +197,16 @@ TEST_CASE("The exports say how the submission was graded: GPU, CPU mode, provisi
   g.cpu_mode = false;
   CHECK(gradescope_json(doc_of(g))["extra_data"]["cudalab"]["mode"] == "none");
 }
+
+TEST_CASE("A course file without a labs list grades every lab there, in folder order") {
+  const std::vector<std::string> known = {"01_coalescing", "03_tiling", "05_reduction"};
+  const auto c =
+      parse_course("[course]\ntitle = \"t\"\n[weights]\n05_reduction = 0.5\n", "course.toml", known);
+  CHECK(c.labs == known);
+  CHECK(c.weight("05_reduction") == 0.5);
+  CHECK(c.weight("01_coalescing") == 1);
+  CHECK_THROWS_WITH(parse_course("[course]\nlabs = []\n", "course.toml", known),
+                    Catch::Contains("course.toml:2") && Catch::Contains("or be left out"));
+  CHECK_THROWS_WITH(parse_course("[course]\ntitle = \"t\"\n", "course.toml", {}),
+                    Catch::Contains("there are no labs"));
+}

@@ -20,6 +20,19 @@ TEST_CASE("Writes past the end are counted in floats and located by index") {
   CHECK_THAT(m[0], Catch::Contains("wrote 2 floats past the end of C (first at C[1000]"));
 }
 
+TEST_CASE("Writes past a one-value buffer say it holds one value, not how many elements long it is") {
+  std::vector<std::uint8_t> before(64, kGuardByte), after(64, kGuardByte);
+  after[0] = 0;      // out[1]
+  after[4 * 6] = 0;  // out[7]
+  const auto m = describe_guard_damage("out", 4, 1, before, after);
+  REQUIRE(m.size() == 1);
+  CHECK_THAT(m[0],
+             Catch::StartsWith("wrote 2 floats past the end of out (first at out[1]), which holds one value: "
+                               "a thread past the end of the data was not stopped by a boundary check, or a "
+                               "store at an index like out[blockIdx.x]"));
+  CHECK_THAT(m[0], !Catch::Contains("element"));
+}
+
 TEST_CASE("Writes before the start are located with negative indices") {
   std::vector<std::uint8_t> before(64, kGuardByte), after(64, kGuardByte);
   before[63] = 1;  // C[-1]

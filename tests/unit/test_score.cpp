@@ -246,3 +246,24 @@ TEST_CASE("a batch over several GPUs grades every submission once, each on one G
     CHECK(errors[k] == fmt::format("no build for {}", k));
   }
 }
+
+TEST_CASE("A failed build always shows something: the compiler, ninja's error, or its last lines") {
+  const std::string overlay = "/grade/overlay/labs";
+  const std::string compiler = "[1/2] Compiling\nFAILED: labs/x.o\nc++ -c x\n" + overlay +
+                               "/05_reduction/reduction.cu:12:3: error: expected ';'\nninja: build stopped\n";
+  CHECK_THAT(build_failure_log(compiler, overlay, false, "exit code 1"),
+             Catch::Contains("labs/05_reduction/reduction.cu:12:3: error: expected ';'") &&
+                 !Catch::Contains(overlay));
+  // A target the build does not have: only ninja speaks.
+  CHECK_THAT(build_failure_log("ninja: error: unknown target 'labs/05_reduction-tests'\n", overlay, false,
+                               "exit code 1"),
+             Catch::Contains("unknown target 'labs/05_reduction-tests'"));
+  // Only lines the tidying drops, and blank ones: the last lines, and how it ended.
+  const std::string dropped = "[1/1] Linking target labs/x\nFAILED: labs/x\n\n   \n";
+  const std::string s = build_failure_log(dropped, overlay, false, "exit code 1");
+  CHECK_THAT(s,
+             Catch::StartsWith("the build failed (exit code 1) without a compiler message; its last lines:"));
+  CHECK_THAT(s, Catch::Contains("FAILED: labs/x"));
+  CHECK_THAT(build_failure_log("", overlay, false, "killed by SIGKILL"),
+             Catch::Contains("(killed by SIGKILL) without a compiler message or any other output"));
+}

@@ -60,11 +60,20 @@ struct Comparison {
   // many such rows (columns), and the first. Bands of rows between written
   // ones are an index that steps past them, not a grid too small.
   std::size_t unwritten_rows = 0, unwritten_cols = 0, first_unwritten_row = 0, first_unwritten_col = 0;
+  // The largest difference the tolerance accepts at the first element: for
+  // a single value, what describe() says it was held to.
+  double allowed = 0;
 
   bool ok() const { return wrong == 0; }
+  // A single value (1 x 1: a sum, a maximum): its messages speak of the
+  // value, not of elements, rows or columns.
+  bool single() const { return rows * cols == 1; }
   // Several lines for the student: counts, first mismatches, likely cause
   // (not while a check collects its diagnosis: see cudalab/diagnosis.h).
   std::string describe() const;
+
+ private:
+  std::string describe_single() const;
 };
 
 struct CompareOptions {

@@ -55,6 +55,13 @@ struct ShapeFacts {
   bool rerun_reordered = false;     // CPU mode: the rerun ran the threads in another order
   std::string barrier_skip;         // CPU mode: threads returned before a __syncthreads others reached
   bool accumulates = false;         // right when the output starts at 0 (Run::check_accumulates)
+  // The most values any output of this shape held when it was compared: 1 at
+  // every shape of a check makes it a one-value check (a sum), whose lead
+  // speaks of the value, not of elements, rows or columns.
+  std::size_t values = 0;
+  // A single value that is wrong: what came back, what was expected, and the
+  // largest difference the tolerance accepts there.
+  double got = 0, expected = 0, allowed = 0;
 };
 
 // Starts collecting for a check (the record's begin_check calls it) and stops.

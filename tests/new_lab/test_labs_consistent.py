@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Every lab of the tree (a folder of labs/ with a lab.toml), before anything
+is built: its student and test files exist, its solution mirrors the student
+files, every lab it references has a lab.toml, and each [[check]] has the
+TEST_CASE of its name in the lab's tests and the reverse (a check without its
+test case ends "without a result" only when it is run, on every submission).
+Host-only, a fraction of a second; a new lab is checked with no change here.
+
+  test_labs_consistent.py SOURCE_ROOT
+"""
+import os
+import re
+import sys
+import tomllib
+
+SRC = sys.argv[1]
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+labs_dir = os.path.join(SRC, "labs")
+labs = sorted(d for d in os.listdir(labs_dir) if os.path.isfile(os.path.join(labs_dir, d, "lab.toml")))
+check(len(labs) > 0, f"the tree has labs ({', '.join(labs)})")
+for lab in labs:
+    with open(os.path.join(labs_dir, lab, "lab.toml"), "rb") as f:
+        doc = tomllib.load(f)
+    spec = doc.get("lab", {})
+    for f in spec.get("student_files", []):
+        check(os.path.isfile(os.path.join(labs_dir, lab, f)), f"{lab}: the student file labs/{lab}/{f} exists")
+        check(os.path.isfile(os.path.join(SRC, "solutions", lab, f)),
+              f"{lab}: its solution solutions/{lab}/{f} exists")
+    tests = ""
+    for f in spec.get("tests", []):
+        path = os.path.join(labs_dir, lab, f)
+        check(os.path.isfile(path), f"{lab}: the test file labs/{lab}/{f} exists")
+        if os.path.isfile(path):
+            tests += open(path).read()
+    for r in spec.get("references", []):
+        check(os.path.isfile(os.path.join(labs_dir, r, "lab.toml")), f"{lab}: the referenced lab {r} exists")
+    cases = re.findall(r'TEST_CASE\(\s*"((?:[^"\\]|\\.)*)"', tests)
+    names = [c.get("name", "") for c in doc.get("check", [])]
+    for n in names:
+        check(n in cases, f"{lab}: the check \"{n}\" has its TEST_CASE")
+    for c in cases:
+        check(c in names, f"{lab}: the TEST_CASE \"{c}\" has its [[check]] in lab.toml")
+
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""`cudalab new-lab` (tools/new_lab.py) on a copy of the tree's lab folders:
+a good name writes every file of a lab, consistent with each other (each
+[[check]] of lab.toml has its TEST_CASE, the skeleton is not its solution, the
+variants name the lab's checks); an existing lab, a number taken, a malformed
+name or title is refused and writes nothing. A second or two: the lab it
+writes is built and run by `cudalab test` elsewhere (docs/new-lab.md).
+
+  test_new_lab.py SOURCE_ROOT
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+SRC = sys.argv[1]
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what, flush=True)
+    if not cond:
+        failures.append(what)
+
+
+def snapshot(root):
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+
+
+def new_lab(tree, *args):
+    r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "new_lab.py"), "--source", tree, *args],
+                       capture_output=True, text=True)
+    print(r.stdout + r.stderr, flush=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+tmp = tempfile.mkdtemp(prefix="cudalab-new-lab-")
+try:
+    tree = os.path.join(tmp, "course")
+    for d in ("labs", "solutions", "handouts"):
+        shutil.copytree(os.path.join(SRC, d), os.path.join(tree, d))
+    shutil.copytree(os.path.join(SRC, "tools", "lab_template"), os.path.join(tree, "tools", "lab_template"))
+    shutil.copy(os.path.join(SRC, "course.toml"), tree)
+    shutil.copy(os.path.join(SRC, ".clang-format"), tree)
+    existing = sorted(d for d in os.listdir(os.path.join(tree, "labs"))
+                      if os.path.isfile(os.path.join(tree, "labs", d, "lab.toml")))
+    taken = existing[0]
+    free = next(f"{n:02d}" for n in range(1, 100) if not any(l.startswith(f"{n:02d}_") for l in existing))
+
+    before = snapshot(tree)
+    for args, words in ((["5_x", "X"], "is not a lab name"),
+                        ([f"{free}_Bad", "X"], "is not a lab name"),
+                        ([f"{free}_9lives", "X"], "is not a lab name"),
+                        ([f"00_zero", "X"], "start at 01"),
+                        ([taken, "X"], "exists already"),
+                        ([f"{taken[:2]}_other", "X"], f"is taken by labs/{taken}"),
+                        ([f"{free}_quote", 'a "b"'], "the title")):
+        rc, log = new_lab(tree, *args)
+        check(rc == 2 and words in log, f"new-lab {' '.join(args)} is refused: {words}")
+    check(snapshot(tree) == before, "and nothing was written")
+
+    lab = f"{free}_prefix_sum"
+    rc, log = new_lab(tree, lab, "Prefix sums")
+    check(rc == 0, f"new-lab {lab} succeeds")
+    written = sorted(set(snapshot(tree)) - set(before))
+    want = sorted([f"labs/{lab}/lab.toml", f"labs/{lab}/prefix_sum.cu", f"labs/{lab}/test_prefix_sum.cpp",
+                   f"solutions/{lab}/prefix_sum.cu", f"handouts/{lab}.md",
+                   f"tests/variants/{lab}/solution/expect.toml", f"tests/variants/{lab}/skeleton/expect.toml"])
+    check(written == want, f"it writes the lab's folders and nothing else: {written}")
+    with open(os.path.join(tree, "labs", lab, "lab.toml"), "rb") as f:
+        manifest = tomllib.load(f)
+    check(manifest["lab"]["title"] == "Prefix sums" and manifest["lab"]["references"] == [lab]
+          and manifest["lab"]["student_files"] == ["prefix_sum.cu"], "lab.toml names the lab's files and title")
+    check(sum(c["points"] for c in manifest["check"]) == 100, "its checks are worth 100 points, as every lab's")
+    test = open(os.path.join(tree, "labs", lab, "test_prefix_sum.cpp")).read()
+    cases = re.findall(r'TEST_CASE\("([^"]+)"\)', test)
+    check(sorted(cases) == sorted(c["name"] for c in manifest["check"]),
+          "each [[check]] has its TEST_CASE, by name")
+    skeleton = open(os.path.join(tree, "labs", lab, "prefix_sum.cu")).read()
+    solution = open(os.path.join(tree, "solutions", lab, "prefix_sum.cu")).read()
+    check(f'CUDALAB_TODO("lab{int(free)}:' in skeleton and f"TODO(lab{int(free)})" in skeleton
+          and skeleton != solution, "the skeleton has its TODO(labN) and CUDALAB_TODO, the solution not")
+    ids = {c["id"] for c in manifest["check"]}
+    for v in ("solution", "skeleton"):
+        with open(os.path.join(tree, "tests", "variants", lab, v, "expect.toml"), "rb") as f:
+            check(set(tomllib.load(f)["expect"]) == ids, f"the {v} variant expects every check of the lab")
+    check(not re.search(r"@[A-Z]+@", "".join(open(os.path.join(tree, w)).read() for w in written)),
+          "no template placeholder is left")
+    rc, log = new_lab(tree, lab, "Again")
+    check(rc == 2 and "exists already" in log, "the same name again is refused")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+print(f"{len(failures)} failed")
+sys.exit(1 if failures else 0)
