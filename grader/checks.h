@@ -9,6 +9,7 @@
 
 #include "cudalab/manifest.h"
 #include "cudalab/vocabulary.h"
+#include "cudalab/vocabulary_fmt.h"
 
 namespace cudalab {
 

@@ -272,12 +272,14 @@ def grade_labs(grade):
 
 
 def check_text(check):
-    """What the student reads of one check, from grade.json: its verdict, then
-    its failures, notes, the points' reason, its measurements and output."""
-    lines = [check["verdict"]] + check.get("failures", []) + check.get("notes", [])
+    """What the student reads of one check, from grade.json, in the order the
+    reports show it: its verdict, its measurements, failures, notes, the
+    points' reason and its output."""
+    measured = ", ".join(f"{m['key']} {m['value']:g} {m['unit']}".strip() for m in check.get("measurements", [])
+                         if not m["key"].startswith("chart_"))
+    lines = [check["verdict"]] + ([measured] if measured else []) + check.get("failures", []) + check.get("notes", [])
     if check.get("why"):
         lines.append("points: " + check["why"])
-    lines += [f"{m['key']} {m['value']:g} {m['unit']}" for m in check.get("measurements", [])]
     if check.get("output"):
         lines.append("output:\n" + check["output"])
     return "\n".join(lines)

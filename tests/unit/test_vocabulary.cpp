@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "checks.h"
-#include "cudalab/vocabulary.h"
+#include "cudalab/vocabulary_fmt.h"
 
 using namespace cudalab;
 

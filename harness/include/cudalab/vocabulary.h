@@ -7,8 +7,6 @@
 // the border, not a silent mismatch deep inside the grader.
 #pragma once
 
-#include <fmt/format.h>
-
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,26 +58,3 @@ std::string spellings_of_lab_statuses();
 inline constexpr std::string_view kRecordFormat = "cudalab-record/1";
 
 }  // namespace cudalab
-
-// fmt prints each as its spelling: fmt::format("{}", Verdict::not_run) is "not_run".
-template <>
-struct fmt::formatter<cudalab::Verdict> : fmt::formatter<std::string_view> {
-  template <typename Context>
-  auto format(cudalab::Verdict v, Context& ctx) const {
-    return fmt::formatter<std::string_view>::format(cudalab::spelling(v), ctx);
-  }
-};
-template <>
-struct fmt::formatter<cudalab::CheckKind> : fmt::formatter<std::string_view> {
-  template <typename Context>
-  auto format(cudalab::CheckKind k, Context& ctx) const {
-    return fmt::formatter<std::string_view>::format(cudalab::spelling(k), ctx);
-  }
-};
-template <>
-struct fmt::formatter<cudalab::LabStatus> : fmt::formatter<std::string_view> {
-  template <typename Context>
-  auto format(cudalab::LabStatus s, Context& ctx) const {
-    return fmt::formatter<std::string_view>::format(cudalab::spelling(s), ctx);
-  }
-};
