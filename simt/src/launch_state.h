@@ -1,0 +1,99 @@
+// simt/src/launch_state.h: the state of one kernel launch, in one object.
+//
+// launch_erased() (scheduler.cpp) makes a LaunchState for each launch and
+// drops it when the launch ends, so nothing of one launch (its fibers, a
+// barrier half reached, a fault, the signal handlers it replaced) can reach
+// the next. Code that runs inside the launch and cannot be handed it
+// (__syncthreads, __trap, assert, __shared__ storage, the signal handler,
+// the access recorder) finds it through current_launch().
+//
+// The one exception: threadIdx, blockIdx, blockDim and gridDim stay plain
+// variables (scheduler.cpp). The kernels, compiled in other translation
+// units, read them as `threadIdx.x` on every use, and the scheduler writes
+// them before it resumes each fiber: they are the running fiber's registers,
+// which no launch can inherit from another.
+//
+// What outlives a launch lives elsewhere, each in an object that says why:
+// the schedule, the mapped fiber stacks and shared memory, and the reports
+// the harness takes after a launch (scheduler.cpp, Scheduler); device memory
+// (memory.cpp, DeviceMemory); the CUDA error state (errors.cpp, ErrorState);
+// the access report's totals (access.cpp, AccessTotals).
+#pragma once
+
+#include <setjmp.h>
+#include <signal.h>
+
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "internal.h"
+
+namespace simt::detail {
+
+enum class FiberState : std::uint8_t { ready, barrier, done };
+
+struct Fiber {
+  void* ctx = nullptr;  // where to resume it (an fcontext)
+  uint3 tid{};
+  FiberState state = FiberState::ready;
+  const void* site = nullptr;  // the __syncthreads() it waits at (its return address)
+  int predicate = 0;           // given to __syncthreads_count/_and/_or
+};
+
+// What stops a launch: a signal in a fiber, a trap, an assert, an exception,
+// a store past the shared memory.
+struct Fault {
+  cudaError_t error = cudaSuccess;
+  std::string what;  // composed outside signal handlers
+  // Filled by the signal handler (no allocation there).
+  int sig = 0;
+  std::uintptr_t addr = 0, pc = 0;
+  bool write = false, known_rw = false, no_address = false;
+  uint3 thread{}, block{};
+};
+
+// The barriers of the running block.
+struct BlockBarriers {
+  // At the last barrier that opened: the threads whose predicate was not 0
+  // (__syncthreads_count) and the threads that waited there.
+  int count = 0, arrived = 0;
+};
+
+struct LaunchState {
+  // What was launched.
+  const Site* site = nullptr;
+  Config cfg;
+  const void* kernel_key = nullptr;  // keys the kernel's shared memory and cudaFuncSetAttribute limits
+  ThreadBody body = nullptr;
+  void* closure = nullptr;
+  unsigned threads = 0;  // per block
+  // Where this launch's shared memory lies (the access recorder's "shared").
+  SharedRange static_shared;   // the arena of static __shared__ variables (used part)
+  SharedRange dynamic_shared;  // this launch's dynamic shared memory
+
+  // The running block: a fiber per thread, resumed in `order`.
+  std::vector<Fiber> fibers;
+  std::vector<unsigned> order;
+  unsigned current = 0;          // the fiber running now
+  void* scheduler_ctx = nullptr;  // where a fiber returns to (an fcontext)
+  bool in_fiber = false;         // a fiber runs (not the scheduler)
+  BlockBarriers barriers;
+
+  // Stopping: the fault, where the signal handler jumps back to, and the
+  // handlers the launch replaced while it runs.
+  Fault fault;
+  sigjmp_buf abort;
+  struct sigaction old_actions[4];
+  stack_t old_altstack{};
+  std::string refused;  // why the first block showed the launch cannot run (too much shared memory)
+};
+
+// The running launch on this host thread; nullptr outside a launch.
+extern thread_local LaunchState* t_current_launch __attribute__((tls_model("initial-exec")));
+inline LaunchState* current_launch() {
+  return t_current_launch;
+}
+
+}  // namespace simt::detail
