@@ -23,8 +23,8 @@
 #include <setjmp.h>
 #include <signal.h>
 
-#include <climits>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -34,12 +34,28 @@ namespace simt::detail {
 
 enum class FiberState : std::uint8_t { ready, barrier, done };
 
+// Where a __syncthreads() is called: the place its macro names
+// (simt/device.h). It tells one barrier from another without debug
+// information (a confined check cannot run addr2line), and stays the same
+// where the compiler copies the call.
+struct BarrierSite {
+  const char* file = nullptr;  // nullptr: called without the macro, and `pc` stands for it
+  int line = 0;
+  const void* pc = nullptr;  // the call's return address
+  bool operator==(const BarrierSite& o) const {
+    return line == o.line && pc == o.pc &&
+           (file == o.file || (file && o.file && std::strcmp(file, o.file) == 0));
+  }
+  bool operator!=(const BarrierSite& o) const { return !(*this == o); }
+};
+
 struct Fiber {
   void* ctx = nullptr;  // where to resume it (an fcontext)
   uint3 tid{};
   FiberState state = FiberState::ready;
-  const void* site = nullptr;  // the __syncthreads() it waits at (its return address)
-  int predicate = 0;           // given to __syncthreads_count/_and/_or
+  BarrierSite site;     // the __syncthreads() it waits at
+  int predicate = 0;    // given to __syncthreads_count/_and/_or
+  unsigned passed = 0;  // once it returned: the barriers of its block it passed
 };
 
 // What stops a launch: a signal in a fiber, a trap, an assert, an exception,
@@ -52,13 +68,25 @@ struct Fault {
   std::uintptr_t addr = 0, pc = 0;
   bool write = false, known_rw = false, no_address = false;
   uint3 thread{}, block{};
+  bool whole_block = false;  // `what` is about the block's threads, not `thread`'s
 };
 
-// The barriers of the running block.
+// The barriers of the running block. Every thread that has not returned
+// waits at each barrier that opens, so a thread that returned after `passed`
+// barriers took part in the first `passed` rounds.
 struct BlockBarriers {
   // At the last barrier that opened: the threads whose predicate was not 0
   // (__syncthreads_count) and the threads that waited there.
   int count = 0, arrived = 0;
+  unsigned rounds = 0;       // barriers opened so far
+  unsigned most_passed = 0;  // the most barriers a thread that returned had passed
+  // Each __syncthreads() that opened, and the first round it opened in (0
+  // for the block's first barrier).
+  struct Opened {
+    BarrierSite site;
+    unsigned round;
+  };
+  std::vector<Opened> opened;
 };
 
 struct LaunchState {
@@ -76,9 +104,9 @@ struct LaunchState {
   // The running block: a fiber per thread, resumed in `order`.
   std::vector<Fiber> fibers;
   std::vector<unsigned> order;
-  unsigned current = 0;          // the fiber running now
+  unsigned current = 0;           // the fiber running now
   void* scheduler_ctx = nullptr;  // where a fiber returns to (an fcontext)
-  bool in_fiber = false;         // a fiber runs (not the scheduler)
+  bool in_fiber = false;          // a fiber runs (not the scheduler)
   BlockBarriers barriers;
 
   // Stopping: the fault, where the signal handler jumps back to, and the

@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -460,32 +461,161 @@ void warn_once(const std::string& key, const std::string& message) {
   std::fprintf(stderr, "cudalab CPU mode: warning: %s\n", message.c_str());
 }
 
-void release_barrier(LaunchState& l) {
+// "file:line" of a __syncthreads() ("" where it was called without the
+// macro and there is no debug information).
+std::string site_text(const BarrierSite& site) {
+  if (site.file) return std::string(site.file) + ":" + std::to_string(site.line);
+  return site.pc ? describe_code_address(static_cast<const char*>(site.pc) - 1) : "";
+}
+
+// "16..31, 40, 48..63": threads by their linear index, as ranges (the first
+// eight, then "...").
+std::string thread_ranges(const std::vector<unsigned>& ids) {
+  std::string out;
+  int shown = 0;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (shown++ == 8) {
+      out += ", ...";
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + std::to_string(ids[i]);
+    if (j > i) out += ".." + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// The round in which the barrier at `site` first opened; UINT_MAX if it
+// has not.
+unsigned first_opened(const BlockBarriers& bb, const BarrierSite& site) {
+  for (const auto& o : bb.opened)
+    if (o.site == site) return o.round;
+  return UINT_MAX;
+}
+
+// A barrier that not every thread of the block reaches, in words, or "" if
+// every thread that has not returned waits at this one and none of those
+// that returned took part in it before. The rule (simt/README.md,
+// "Barriers"): threads that return before a barrier do not hold it up, as on
+// GPUs since Volta (an early `return` for threads past the data is fine).
+// Threads that wait at different __syncthreads() at once, or threads that
+// passed this __syncthreads() in an earlier round and have returned while
+// the others wait at it again (a barrier inside an `if` in a loop, as in
+// `for (s...) if (t < s) { ...; __syncthreads(); }`, or a loop whose threads
+// run different numbers of rounds), show a barrier inside a branch: undefined
+// on a GPU, where an H100 hung on one (a tiled matmul whose first barrier sat
+// inside `if (row < M && col < N)`: tests/gallery/60_*).
+// harness/include/cudalab/diagnosis.h kBarrierNotReached matches its first
+// words.
+std::string barrier_not_reached(const LaunchState& l) {
   const unsigned n = l.threads;
+  const BlockBarriers& bb = l.barriers;
+  // The waiting threads by their barrier (a few barriers at most).
+  std::vector<std::pair<BarrierSite, std::vector<unsigned>>> waiting;
+  std::vector<unsigned> exited;
+  for (unsigned i = 0; i < n; ++i) {
+    const Fiber& f = l.fibers[i];
+    if (f.state == FiberState::done) {
+      exited.push_back(i);
+      continue;
+    }
+    auto w = std::find_if(waiting.begin(), waiting.end(), [&](const auto& p) { return p.first == f.site; });
+    if (w == waiting.end()) w = waiting.insert(waiting.end(), {f.site, {}});
+    w->second.push_back(i);
+  }
+  if (waiting.empty()) return "";
+  // The threads that left a barrier they took part in: those that passed it.
+  std::vector<unsigned> left;
+  if (waiting.size() == 1 && !exited.empty() && bb.most_passed > 0) {
+    const unsigned first = first_opened(bb, waiting.front().first);
+    if (first != UINT_MAX)
+      for (unsigned i : exited)
+        if (l.fibers[i].passed > first) left.push_back(i);
+  }
+  if (waiting.size() == 1 && left.empty()) return "";
+
+  // The barrier most threads wait at is "the" barrier; the others are skipped.
+  auto most = waiting.begin();
+  for (auto it = waiting.begin(); it != waiting.end(); ++it)
+    if (it->second.size() > most->second.size()) most = it;
+  const uint3 b = simt_rt_block_idx;
+  const auto at = [](const std::string& line) { return line.empty() ? std::string() : " at " + line; };
+  char counts[160];
+  std::snprintf(counts, sizeof counts, " was reached by %zu of the %u threads of block (%u, %u, %u)",
+                most->second.size(), n, b.x, b.y, b.z);
+  std::string s = "a __syncthreads() that some threads never reach: the __syncthreads()" +
+                  at(site_text(most->first)) + counts;
+  std::vector<std::string> others;
+  for (auto it = waiting.begin(); it != waiting.end(); ++it)
+    if (it != most)
+      others.push_back("threads " + thread_ranges(it->second) + " wait at another __syncthreads()" +
+                       at(site_text(it->first)));
+  if (!exited.empty()) {
+    std::string e = "threads " + thread_ranges(exited) + " had finished the kernel";
+    if (left.size() == exited.size())
+      e += ", after passing it in an earlier round";
+    else if (!left.empty())
+      e += ", threads " + thread_ranges(left) + " of them after passing it in an earlier round";
+    others.push_back(e);
+  }
+  for (std::size_t i = 0; i < others.size(); ++i)
+    s += (i == 0 ? ", while " : (i + 1 == others.size() ? " and " : ", ")) + others[i];
+  const dim3 bd = l.cfg.block;
+  if (bd.y > 1 || bd.z > 1)
+    s += bd.z > 1 ? " (threads numbered x + blockDim.x * (y + blockDim.y * z))"
+                  : " (threads numbered x + blockDim.x * y)";
+  s += ": a barrier inside a branch (or a loop) that not every thread of the block takes. On a GPU that is "
+       "undefined behaviour: the block may hang, or its threads pass barriers they should wait at. Every "
+       "thread of the block that has not returned must reach each __syncthreads(): keep it out of any `if` "
+       "(or loop, or early `return`) that depends on the thread's index, and guard only the work around it "
+       "(`if (t < s) sdata[t] += sdata[t + s]; __syncthreads();`)";
+  return s;
+}
+
+// Opens the barrier every thread that has not returned waits at; false (and
+// the launch's fault set) if not every thread reached the same one.
+bool release_barrier(LaunchState& l) {
+  const unsigned n = l.threads;
+  BlockBarriers& bb = l.barriers;
   std::string& skip = g_scheduler.reports.barrier_skip;
-  const void* site = nullptr;
+  const BarrierSite* site = nullptr;
   bool divergent = false;
   int count = 0, arrived = 0;
   unsigned exited = 0, first_exited = 0;
-  for (unsigned i = 0; i < n; ++i)
-    if (l.fibers[i].state == FiberState::done && exited++ == 0) first_exited = i;
   for (unsigned i = 0; i < n; ++i) {
-    Fiber& f = l.fibers[i];
-    if (f.state != FiberState::barrier) continue;
-    if (!site) site = f.site;
-    if (f.site != site) divergent = true;
+    const Fiber& f = l.fibers[i];
+    if (f.state == FiberState::done) {
+      if (exited++ == 0) first_exited = i;
+      continue;
+    }
+    if (!site) site = &f.site;
+    if (f.site != *site) divergent = true;
     count += f.predicate != 0;
     ++arrived;
-    f.state = FiberState::ready;
   }
-  l.barriers.count = count;
-  l.barriers.arrived = arrived;
+  if (divergent || (exited && bb.most_passed > 0)) {
+    if (std::string why = barrier_not_reached(l); !why.empty()) {
+      l.fault.error = cudaErrorLaunchFailure;
+      l.fault.what = std::move(why);
+      l.fault.block = simt_rt_block_idx;
+      l.fault.whole_block = true;
+      return false;
+    }
+  }
+  for (unsigned i = 0; i < n; ++i)
+    if (l.fibers[i].state == FiberState::barrier) l.fibers[i].state = FiberState::ready;
+  bb.count = count;
+  bb.arrived = arrived;
+  if (first_opened(bb, *site) == UINT_MAX) bb.opened.push_back({*site, bb.rounds});
+  ++bb.rounds;
   // Threads that returned while the rest of their block waits here never
   // reach this __syncthreads(): legal since Volta, and the classic cause of a
   // tile that is only partly loaded (an early return, or the tile loop inside
   // `if (row < M && col < N)`).
-  if (exited && arrived && skip.empty()) {
-    const std::string line = site ? describe_code_address(static_cast<const char*>(site) - 1) : "";
+  if (exited && skip.empty()) {
+    const std::string line = site_text(*site);
     const uint3 t = l.fibers[first_exited].tid, b = simt_rt_block_idx;
     char buf[512];
     std::snprintf(buf, sizeof buf,
@@ -495,38 +625,9 @@ void release_barrier(LaunchState& l) {
                   line.empty() ? "" : " at ", line.c_str(), arrived);
     skip = buf;
   }
-  if (divergent) {
-    // Compare source lines, not addresses: the compiler may copy a barrier.
-    std::set<std::string> lines;
-    for (unsigned i = 0; i < n; ++i)
-      if (l.fibers[i].state == FiberState::ready && l.fibers[i].site)
-        lines.insert(describe_code_address(static_cast<const char*>(l.fibers[i].site) - 1));
-    if (lines.size() > 1) {
-      std::string list;
-      for (const auto& line : lines)
-        list += (list.empty() ? "" : ", ") + (line.empty() ? std::string("?") : line);
-      // The same mistake as above, seen before any thread finished: a
-      // __syncthreads() inside an `if` some threads of the block skip, while
-      // they wait at the next one (an unseen kernel's `if (t + tx < K)
-      // __syncthreads();`, right on an H100 by luck, 2026-11-24).
-      if (skip.empty()) {
-        const uint3 b = simt_rt_block_idx;
-        char buf[512];
-        std::snprintf(buf, sizeof buf,
-                      "in %s, the threads of block (%u, %u, %u) waited at different __syncthreads() (%s): "
-                      "some skipped one",
-                      where_launched(l).c_str(), b.x, b.y, b.z, list.c_str());
-        skip = buf;
-      }
-      warn_once(std::string("divergent:") + kernel_name(l),
-                "in " + where_launched(l) + ", the threads of a block wait at different __syncthreads() (" +
-                    list +
-                    "). On a GPU that is undefined behaviour: it may hang or give wrong results. CPU mode "
-                    "lets them all pass.");
-    }
-  }
   Schedule& s = g_scheduler.schedule;
   if (s.kind == Order::random) std::shuffle(l.order.begin(), l.order.end(), s.rng);
+  return true;
 }
 
 // Runs one block; false if a fiber faulted (not by a signal: that longjmps).
@@ -538,9 +639,9 @@ bool run_block(LaunchState& l, uint3 bidx, long long linear) {
   const std::size_t stack_bytes = g_scheduler.stacks.stack_bytes;
   for (unsigned i = 0; i < n; ++i) {
     Fiber& f = l.fibers[i];
+    f = Fiber{};
     f.ctx = fctx::make_fcontext(stack_top(i), stack_bytes, fiber_entry);
     f.tid = uint3{i % bd.x, (i / bd.x) % bd.y, i / (bd.x * bd.y)};
-    f.state = FiberState::ready;
   }
   l.barriers = BlockBarriers{};
   Schedule& s = g_scheduler.schedule;
@@ -569,13 +670,15 @@ bool run_block(LaunchState& l, uint3 bidx, long long linear) {
           break;
         case kDone:
           f.state = FiberState::done;
+          f.passed = l.barriers.rounds;
+          l.barriers.most_passed = std::max(l.barriers.most_passed, f.passed);
           break;
         default:
           return false;
       }
     }
     if (at_barrier == 0) break;
-    release_barrier(l);
+    if (!release_barrier(l)) return false;
     if (record) access_barrier();
   }
   if (record) access_end_block();
@@ -836,7 +939,7 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
   }
   if (status != kGridOk) {
     const std::string what = status == kGridSignal ? describe_signal_fault(l.fault)
-                             : status == kGridOverrun
+                             : status == kGridOverrun || l.fault.whole_block
                                  ? l.fault.what
                                  : thread_block(l.fault.thread, l.fault.block) + " " + l.fault.what;
     const std::string msg =
@@ -920,21 +1023,10 @@ void* shared_storage(std::size_t bytes, std::size_t align) {
 
 // --- the device functions
 
-void __syncthreads() {
-  using namespace simt::detail;
-  LaunchState* l = current_launch();
-  if (!l || !l->in_fiber) return;
-  Fiber& f = l->fibers[l->current];
-  f.site = __builtin_return_address(0);
-  f.predicate = 0;
-  const fctx::transfer_t t = fctx::jump_fcontext(l->scheduler_ctx, reinterpret_cast<void*>(kBarrier));
-  l->scheduler_ctx = t.fctx;
-}
-
 namespace {
-// The barrier's result: the threads that gave a predicate other than 0, and
-// (through `arrived`) the threads that waited.
-int sync_with(int predicate, const void* site, int* arrived) {
+// Waits at the barrier at `site`. Returns the threads that gave a predicate
+// other than 0, and (through `arrived`) the threads that waited.
+int sync_at(const simt::detail::BarrierSite& site, int predicate, int* arrived) {
   using namespace simt::detail;
   LaunchState* l = current_launch();
   if (!l || !l->in_fiber) {
@@ -949,20 +1041,47 @@ int sync_with(int predicate, const void* site, int* arrived) {
   *arrived = l->barriers.arrived;
   return l->barriers.count;
 }
+
+simt::detail::BarrierSite named(const char* file, int line) {
+  return simt::detail::BarrierSite{file, line, nullptr};
+}
+simt::detail::BarrierSite unnamed(const void* return_address) {
+  return simt::detail::BarrierSite{nullptr, 0, return_address};
+}
 }  // namespace
 
+void __syncthreads(const char* file, int line) {
+  int arrived;
+  sync_at(named(file, line), 0, &arrived);
+}
+int __syncthreads_count(int predicate, const char* file, int line) {
+  int arrived;
+  return sync_at(named(file, line), predicate, &arrived);
+}
+int __syncthreads_and(int predicate, const char* file, int line) {
+  int arrived;
+  return sync_at(named(file, line), predicate, &arrived) == arrived;
+}
+int __syncthreads_or(int predicate, const char* file, int line) {
+  int arrived;
+  return sync_at(named(file, line), predicate, &arrived) > 0;
+}
+
+void __syncthreads() {
+  int arrived;
+  sync_at(unnamed(__builtin_return_address(0)), 0, &arrived);
+}
 int __syncthreads_count(int predicate) {
   int arrived;
-  return sync_with(predicate, __builtin_return_address(0), &arrived);
+  return sync_at(unnamed(__builtin_return_address(0)), predicate, &arrived);
 }
 int __syncthreads_and(int predicate) {
   int arrived;
-  const int n = sync_with(predicate, __builtin_return_address(0), &arrived);
-  return n == arrived;
+  return sync_at(unnamed(__builtin_return_address(0)), predicate, &arrived) == arrived;
 }
 int __syncthreads_or(int predicate) {
   int arrived;
-  return sync_with(predicate, __builtin_return_address(0), &arrived) > 0;
+  return sync_at(unnamed(__builtin_return_address(0)), predicate, &arrived) > 0;
 }
 
 void __trap() {

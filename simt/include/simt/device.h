@@ -49,10 +49,24 @@ extern const dim3 gridDim __asm__("simt_gridDim");
 constexpr int warpSize = 32;
 
 // --- synchronisation
+// Each call names its place in the source (the macros below): threads of a
+// block that wait at different __syncthreads() stop the launch, as do other
+// barriers not every thread reaches (simt/README.md, "Barriers"). Called
+// without the macros, the call's return address stands for the place.
 void __syncthreads();
+void __syncthreads(const char* file, int line);
 int __syncthreads_count(int predicate);
+int __syncthreads_count(int predicate, const char* file, int line);
 int __syncthreads_and(int predicate);
+int __syncthreads_and(int predicate, const char* file, int line);
 int __syncthreads_or(int predicate);
+int __syncthreads_or(int predicate, const char* file, int line);
+#ifndef SIMT_RUNTIME_INTERNAL
+#define __syncthreads() __syncthreads(__FILE__, __LINE__)
+#define __syncthreads_count(...) __syncthreads_count((__VA_ARGS__), __FILE__, __LINE__)
+#define __syncthreads_and(...) __syncthreads_and((__VA_ARGS__), __FILE__, __LINE__)
+#define __syncthreads_or(...) __syncthreads_or((__VA_ARGS__), __FILE__, __LINE__)
+#endif
 // One OS thread runs every fiber, so memory is always coherent: fences only
 // keep the compiler from moving memory accesses across them.
 inline void __threadfence() {
