@@ -171,7 +171,7 @@ void flush_open() {
 
 void record(std::uintptr_t a, unsigned size, bool store, std::uintptr_t pc) {
   Space sp;
-  const LaunchState& l = *current_launch();  // recording happens only in a launch's fibers
+  const LaunchState& l = g_launch;  // recording happens only in a launch's fibers
   if (a - l.static_shared.lo < l.static_shared.hi - l.static_shared.lo ||
       a - l.dynamic_shared.lo < l.dynamic_shared.hi - l.dynamic_shared.lo) {
     sp = Space::shared;

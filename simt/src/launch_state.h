@@ -1,11 +1,17 @@
-// simt/src/launch_state.h: the state of one kernel launch, in one object.
+// simt/src/launch_state.h: the state of a kernel launch, in one object.
 //
-// launch_erased() (scheduler.cpp) makes a LaunchState for each launch and
-// drops it when the launch ends, so nothing of one launch (its fibers, a
+// launch_erased() (scheduler.cpp) resets the LaunchState at the start of
+// every launch (LaunchState::reset), so nothing of one launch (its fibers, a
 // barrier half reached, a fault, the signal handlers it replaced) can reach
-// the next. Code that runs inside the launch and cannot be handed it
-// (__syncthreads, __trap, assert, __shared__ storage, the signal handler,
-// the access recorder) finds it through current_launch().
+// the next; simt::reset_for_tests() resets it too. Code that runs inside the
+// launch and cannot be handed it (__syncthreads, __trap, assert, __shared__
+// storage, the signal handler, the access recorder) finds it through
+// current_launch(), or g_launch where it runs for every barrier.
+//
+// One object at a fixed address, not one per launch: __syncthreads() (100
+// million calls in a 1000^3 tiled matmul) reaches it as it reached the
+// globals it replaced, where a pointer to an object of each launch costs a
+// load and a saved register at every barrier.
 //
 // The one exception: threadIdx, blockIdx, blockDim and gridDim stay plain
 // variables (scheduler.cpp). The kernels, compiled in other translation
@@ -24,39 +30,31 @@
 #include <signal.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "internal.h"
+#include "simt/device.h"
 
 namespace simt::detail {
 
 enum class FiberState : std::uint8_t { ready, barrier, done };
 
-// Where a __syncthreads() is called: the place its macro names
-// (simt/device.h). It tells one barrier from another without debug
-// information (a confined check cannot run addr2line), and stays the same
-// where the compiler copies the call.
-struct BarrierSite {
-  const char* file = nullptr;  // nullptr: called without the macro, and `pc` stands for it
-  int line = 0;
-  const void* pc = nullptr;  // the call's return address
-  bool operator==(const BarrierSite& o) const {
-    return line == o.line && pc == o.pc &&
-           (file == o.file || (file && o.file && std::strcmp(file, o.file) == 0));
-  }
-  bool operator!=(const BarrierSite& o) const { return !(*this == o); }
-};
-
+// Laid out in 40 bytes: the scheduler walks the fibers at every barrier.
 struct Fiber {
   void* ctx = nullptr;  // where to resume it (an fcontext)
   uint3 tid{};
   FiberState state = FiberState::ready;
-  BarrierSite site;     // the __syncthreads() it waits at
+  // The __syncthreads() it waits at: the call's place in the source, which
+  // its macro passes (simt/device.h). It tells one barrier from another
+  // without debug information (a confined check cannot run addr2line), and
+  // stays the same where the compiler copies the call. A call without the
+  // macro gets one of its own, by return address (scheduler.cpp).
+  const simt::SyncSite* site = nullptr;
   int predicate = 0;    // given to __syncthreads_count/_and/_or
   unsigned passed = 0;  // once it returned: the barriers of its block it passed
 };
+static_assert(sizeof(void*) != 8 || sizeof(Fiber) == 40, "a Fiber grew: the barriers walk every one");
 
 // What stops a launch: a signal in a fiber, a trap, an assert, an exception,
 // a store past the shared memory.
@@ -83,7 +81,7 @@ struct BlockBarriers {
   // Each __syncthreads() that opened, and the first round it opened in (0
   // for the block's first barrier).
   struct Opened {
-    BarrierSite site;
+    const simt::SyncSite* site;
     unsigned round;
   };
   std::vector<Opened> opened;
@@ -116,12 +114,21 @@ struct LaunchState {
   struct sigaction old_actions[4];
   stack_t old_altstack{};
   std::string refused;  // why the first block showed the launch cannot run (too much shared memory)
+
+  bool running = false;  // from the launch's first block to its end
+
+  // Forgets everything of the last launch.
+  void reset() { *this = LaunchState{}; }
 };
 
-// The running launch on this host thread; nullptr outside a launch.
-extern thread_local LaunchState* t_current_launch __attribute__((tls_model("initial-exec")));
+// The launch that runs, or ran last (scheduler.cpp).
+// Hidden: code in the library reaches it at a fixed offset from the
+// instruction, as it reached the globals it replaced.
+extern LaunchState g_launch __attribute__((visibility("hidden")));
+
+// The running launch; nullptr outside a launch.
 inline LaunchState* current_launch() {
-  return t_current_launch;
+  return g_launch.running ? &g_launch : nullptr;
 }
 
 }  // namespace simt::detail

@@ -22,9 +22,9 @@
 // (cudaErrorIllegalAddress, cudaErrorAssert, ...), sticky, and
 // simt::last_error_detail() says which thread did what where.
 //
-// State: each launch's in a LaunchState (launch_state.h), made by
-// launch_erased() and dropped at its end; what outlives a launch in the
-// Scheduler below, each part with the reason it does.
+// State: the launch's in g_launch, a LaunchState (launch_state.h) that
+// launch_erased() resets at the start of every launch; what outlives a
+// launch in the Scheduler below, each part with the reason it does.
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -40,6 +40,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <set>
@@ -138,7 +139,7 @@ dim3 simt_rt_grid_dim __asm__("simt_gridDim") = dim3(1, 1, 1);
 
 namespace simt::detail {
 
-thread_local LaunchState* t_current_launch = nullptr;
+LaunchState g_launch;
 
 std::map<const void*, int>& dynamic_smem_limits();  // device.cpp
 
@@ -198,6 +199,14 @@ struct Reports {
   std::set<std::string> warned;
 };
 
+// The place of a __syncthreads() called without its macro (simt/device.h):
+// no file, and the call's return address, which the debug information may
+// name. The SyncSite first, so that a Fiber's site can point to it.
+struct UnnamedSite {
+  simt::SyncSite site{nullptr, 0};
+  const void* pc = nullptr;
+};
+
 // What outlives a launch; one per process. reset_for_tests() forgets the
 // schedule and the reports, not the stacks and the arena, which only hold
 // memory (and the kernels keep references to their __shared__ slots).
@@ -206,11 +215,20 @@ struct Scheduler {
   FiberStacks stacks;
   SharedArena shared;
   Reports reports;
+  // One UnnamedSite per return address, kept as the code they name is.
+  std::map<const void*, std::unique_ptr<UnnamedSite>> unnamed;
   // The signal handler's stack while a launch runs (a fiber's may be the
   // one that overflowed).
   alignas(64) unsigned char altstack[64 * 1024];
 };
 Scheduler g_scheduler;
+
+// The place that stands for a __syncthreads() called without its macro.
+const simt::SyncSite* unnamed_site(const void* return_address) {
+  auto& slot = g_scheduler.unnamed[return_address];
+  if (!slot) slot.reset(new UnnamedSite{{nullptr, 0}, return_address});
+  return &slot->site;
+}
 
 bool parse_schedule(const std::string& spec, Order& kind, std::uint64_t& seed) {
   if (spec == "inorder" || spec.empty()) {
@@ -463,9 +481,11 @@ void warn_once(const std::string& key, const std::string& message) {
 
 // "file:line" of a __syncthreads() ("" where it was called without the
 // macro and there is no debug information).
-std::string site_text(const BarrierSite& site) {
-  if (site.file) return std::string(site.file) + ":" + std::to_string(site.line);
-  return site.pc ? describe_code_address(static_cast<const char*>(site.pc) - 1) : "";
+std::string site_text(const simt::SyncSite* site) {
+  if (!site) return "";
+  if (site->file) return std::string(site->file) + ":" + std::to_string(site->line);
+  const void* pc = reinterpret_cast<const UnnamedSite*>(site)->pc;
+  return describe_code_address(static_cast<const char*>(pc) - 1);
 }
 
 // "16..31, 40, 48..63": threads by their linear index, as ranges (the first
@@ -489,7 +509,7 @@ std::string thread_ranges(const std::vector<unsigned>& ids) {
 
 // The round in which the barrier at `site` first opened; UINT_MAX if it
 // has not.
-unsigned first_opened(const BlockBarriers& bb, const BarrierSite& site) {
+unsigned first_opened(const BlockBarriers& bb, const simt::SyncSite* site) {
   for (const auto& o : bb.opened)
     if (o.site == site) return o.round;
   return UINT_MAX;
@@ -513,7 +533,7 @@ std::string barrier_not_reached(const LaunchState& l) {
   const unsigned n = l.threads;
   const BlockBarriers& bb = l.barriers;
   // The waiting threads by their barrier (a few barriers at most).
-  std::vector<std::pair<BarrierSite, std::vector<unsigned>>> waiting;
+  std::vector<std::pair<const simt::SyncSite*, std::vector<unsigned>>> waiting;
   std::vector<unsigned> exited;
   for (unsigned i = 0; i < n; ++i) {
     const Fiber& f = l.fibers[i];
@@ -580,20 +600,21 @@ bool release_barrier(LaunchState& l) {
   const unsigned n = l.threads;
   BlockBarriers& bb = l.barriers;
   std::string& skip = g_scheduler.reports.barrier_skip;
-  const BarrierSite* site = nullptr;
+  const Fiber* first_waiting = nullptr;
   bool divergent = false;
   int count = 0, arrived = 0;
   unsigned exited = 0, first_exited = 0;
   for (unsigned i = 0; i < n; ++i) {
-    const Fiber& f = l.fibers[i];
+    Fiber& f = l.fibers[i];
     if (f.state == FiberState::done) {
       if (exited++ == 0) first_exited = i;
       continue;
     }
-    if (!site) site = &f.site;
-    if (f.site != *site) divergent = true;
+    if (!first_waiting) first_waiting = &f;
+    if (f.site != first_waiting->site) divergent = true;
     count += f.predicate != 0;
     ++arrived;
+    f.state = FiberState::ready;  // barrier_not_reached counts it as waiting still
   }
   if (divergent || (exited && bb.most_passed > 0)) {
     if (std::string why = barrier_not_reached(l); !why.empty()) {
@@ -604,18 +625,17 @@ bool release_barrier(LaunchState& l) {
       return false;
     }
   }
-  for (unsigned i = 0; i < n; ++i)
-    if (l.fibers[i].state == FiberState::barrier) l.fibers[i].state = FiberState::ready;
   bb.count = count;
   bb.arrived = arrived;
-  if (first_opened(bb, *site) == UINT_MAX) bb.opened.push_back({*site, bb.rounds});
+  const simt::SyncSite* site = first_waiting->site;
+  if (first_opened(bb, site) == UINT_MAX) bb.opened.push_back({site, bb.rounds});
   ++bb.rounds;
   // Threads that returned while the rest of their block waits here never
   // reach this __syncthreads(): legal since Volta, and the classic cause of a
   // tile that is only partly loaded (an early return, or the tile loop inside
   // `if (row < M && col < N)`).
   if (exited && skip.empty()) {
-    const std::string line = site_text(*site);
+    const std::string line = site_text(site);
     const uint3 t = l.fibers[first_exited].tid, b = simt_rt_block_idx;
     char buf[512];
     std::snprintf(buf, sizeof buf,
@@ -843,13 +863,16 @@ GridStatus run_grid(LaunchState& l) {
   return kGridOk;
 }
 
-// Makes a launch the current one for the device code it runs, until it ends.
-class CurrentLaunch {
+// Marks the launch as running (current_launch()) until the scope ends.
+class Running {
  public:
-  explicit CurrentLaunch(LaunchState& l) { t_current_launch = &l; }
-  ~CurrentLaunch() { t_current_launch = nullptr; }
-  CurrentLaunch(const CurrentLaunch&) = delete;
-  CurrentLaunch& operator=(const CurrentLaunch&) = delete;
+  explicit Running(LaunchState& l) : l_(l) { l_.running = true; }
+  ~Running() { l_.running = false; }
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+
+ private:
+  LaunchState& l_;
 };
 
 }  // namespace
@@ -888,7 +911,8 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
     fail(e);
     return;
   }
-  LaunchState l;
+  LaunchState& l = g_launch;
+  l.reset();
   l.site = &site;
   l.cfg = cfg;
   l.kernel_key = kernel ? kernel : static_cast<const void*>(site.kernel);
@@ -922,7 +946,7 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
   GridStatus status;
   {
     DeviceAccess open;  // the kernel's threads may touch device memory; host code may not
-    CurrentLaunch current(l);
+    Running running(l);
     if (sigsetjmp(l.abort, 1) == 0) {
       status = run_grid(l);
     } else {
@@ -978,6 +1002,7 @@ std::string schedule() {
 void reset_for_tests() {
   using namespace detail;
   if (current_launch()) throw std::logic_error("simt::reset_for_tests() inside a kernel");
+  g_launch.reset();
   reset_errors_for_tests();
   g_scheduler.schedule = Schedule{};
   g_scheduler.reports = Reports{};
@@ -1026,62 +1051,62 @@ void* shared_storage(std::size_t bytes, std::size_t align) {
 namespace {
 // Waits at the barrier at `site`. Returns the threads that gave a predicate
 // other than 0, and (through `arrived`) the threads that waited.
-int sync_at(const simt::detail::BarrierSite& site, int predicate, int* arrived) {
-  using namespace simt::detail;
-  LaunchState* l = current_launch();
-  if (!l || !l->in_fiber) {
+int sync_at(const simt::SyncSite* site, int predicate, int* arrived) {
+  using simt::detail::g_launch;
+  if (!g_launch.in_fiber) {
     *arrived = 1;
     return predicate != 0;
   }
-  Fiber& f = l->fibers[l->current];
+  simt::detail::Fiber& f = g_launch.fibers[g_launch.current];
   f.site = site;
   f.predicate = predicate;
-  const fctx::transfer_t t = fctx::jump_fcontext(l->scheduler_ctx, reinterpret_cast<void*>(kBarrier));
-  l->scheduler_ctx = t.fctx;
-  *arrived = l->barriers.arrived;
-  return l->barriers.count;
-}
-
-simt::detail::BarrierSite named(const char* file, int line) {
-  return simt::detail::BarrierSite{file, line, nullptr};
-}
-simt::detail::BarrierSite unnamed(const void* return_address) {
-  return simt::detail::BarrierSite{nullptr, 0, return_address};
+  const fctx::transfer_t t =
+      fctx::jump_fcontext(g_launch.scheduler_ctx, reinterpret_cast<void*>(simt::detail::kBarrier));
+  g_launch.scheduler_ctx = t.fctx;
+  *arrived = g_launch.barriers.arrived;
+  return g_launch.barriers.count;
 }
 }  // namespace
 
-void __syncthreads(const char* file, int line) {
-  int arrived;
-  sync_at(named(file, line), 0, &arrived);
+// The plain barrier, the one every tiled kernel calls in its loop: no count.
+void __syncthreads(const simt::SyncSite* site) {
+  using simt::detail::g_launch;
+  if (!g_launch.in_fiber) return;
+  simt::detail::Fiber& f = g_launch.fibers[g_launch.current];
+  f.site = site;
+  f.predicate = 0;
+  const fctx::transfer_t t =
+      fctx::jump_fcontext(g_launch.scheduler_ctx, reinterpret_cast<void*>(simt::detail::kBarrier));
+  g_launch.scheduler_ctx = t.fctx;
 }
-int __syncthreads_count(int predicate, const char* file, int line) {
+int __syncthreads_count(int predicate, const simt::SyncSite* site) {
   int arrived;
-  return sync_at(named(file, line), predicate, &arrived);
+  return sync_at(site, predicate, &arrived);
 }
-int __syncthreads_and(int predicate, const char* file, int line) {
+int __syncthreads_and(int predicate, const simt::SyncSite* site) {
   int arrived;
-  return sync_at(named(file, line), predicate, &arrived) == arrived;
+  return sync_at(site, predicate, &arrived) == arrived;
 }
-int __syncthreads_or(int predicate, const char* file, int line) {
+int __syncthreads_or(int predicate, const simt::SyncSite* site) {
   int arrived;
-  return sync_at(named(file, line), predicate, &arrived) > 0;
+  return sync_at(site, predicate, &arrived) > 0;
 }
 
 void __syncthreads() {
   int arrived;
-  sync_at(unnamed(__builtin_return_address(0)), 0, &arrived);
+  sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), 0, &arrived);
 }
 int __syncthreads_count(int predicate) {
   int arrived;
-  return sync_at(unnamed(__builtin_return_address(0)), predicate, &arrived);
+  return sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), predicate, &arrived);
 }
 int __syncthreads_and(int predicate) {
   int arrived;
-  return sync_at(unnamed(__builtin_return_address(0)), predicate, &arrived) == arrived;
+  return sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), predicate, &arrived) == arrived;
 }
 int __syncthreads_or(int predicate) {
   int arrived;
-  return sync_at(unnamed(__builtin_return_address(0)), predicate, &arrived) > 0;
+  return sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), predicate, &arrived) > 0;
 }
 
 void __trap() {

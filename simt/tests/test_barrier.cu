@@ -136,6 +136,16 @@ __global__ void first_sync_in_if_again(int* out, int limit) {
   __syncthreads();
 }
 
+// first_sync_in_if with __syncthreads() called without its macro: the
+// return address stands for the place.
+__global__ void unnamed_sync_in_if(int* out, int limit) {
+  __shared__ int s[64];
+  const int t = threadIdx.x;
+  s[t] = t;
+  if (t < limit) (__syncthreads)();
+  out[t] = s[(t + 1) % blockDim.x] + (__syncthreads_count)(1);
+}
+
 // Every thread takes the first barrier; then threads past `active` return,
 // and the others go on to a second, different barrier.
 __global__ void return_between_barriers(int* out, int active) {
@@ -448,5 +458,21 @@ TEST_CASE("the barriers are named by their source lines even where addr2line can
   REQUIRE(other != std::string::npos);
   CHECK(detail.find("test_barrier.cu:", first) < other);
   CHECK(detail.find("test_barrier.cu:", other) != std::string::npos);
+  simt::reset_for_tests();
+}
+
+TEST_CASE("a __syncthreads() called without its macro is told apart by its return address") {
+  simt::reset_for_tests();
+  DeviceBuffer<int> out(64);
+  unnamed_sync_in_if<<<1, 64>>>(out.get(), 64);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const auto got = out.download();
+  for (int t = 0; t < 64; ++t) REQUIRE(got[t] == (t + 1) % 64 + 64);
+  unnamed_sync_in_if<<<1, 64>>>(out.get(), 40);
+  REQUIRE(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  const std::string detail = simt::last_error_detail();
+  INFO(detail);
+  CHECK(detail.find("reached by 40 of the 64 threads of block (0, 0, 0), while threads 40..63 wait at another "
+                    "__syncthreads()") != std::string::npos);
   simt::reset_for_tests();
 }

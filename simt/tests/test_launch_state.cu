@@ -106,6 +106,14 @@ std::string default_schedule() {
 
 }  // namespace
 
+// For test_launch_state_reset.cpp, which looks inside the launch's state.
+void launch_trap_between_barriers(int* out, int blocks, int threads, int trap_block, int trap_at) {
+  trap_between_barriers<<<blocks, threads>>>(out, trap_block, trap_at);
+}
+void launch_counts(int* out, int threads) {
+  counts<<<1, threads>>>(out);
+}
+
 TEST_CASE("a launch stopped by a fault leaves nothing behind for the next launch") {
   simt::reset_for_tests();
   SECTION("its fault and the barrier it stopped at") {
