@@ -13,11 +13,12 @@
 // globals it replaced, where a pointer to an object of each launch costs a
 // load and a saved register at every barrier.
 //
-// The one exception: threadIdx, blockIdx, blockDim and gridDim stay plain
+// The exceptions: threadIdx, blockIdx, blockDim and gridDim stay plain
 // variables (scheduler.cpp). The kernels, compiled in other translation
 // units, read them as `threadIdx.x` on every use, and the scheduler writes
 // them before it resumes each fiber: they are the running fiber's registers,
-// which no launch can inherit from another.
+// which no launch can inherit from another. So is simt_access_active
+// (internal.h), which every instrumented load and store reads first.
 //
 // What outlives a launch lives elsewhere, each in an object that says why:
 // the schedule, the mapped fiber stacks and shared memory, and the reports
