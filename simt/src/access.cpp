@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "internal.h"
+#include "launch_state.h"
 #include "simt/simt.h"
 
 int simt_access_active = 0;
@@ -72,31 +73,44 @@ struct PcStats {
   long long requests = 0, threads = 0, sectors = 0, ideal_sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
 };
 
-bool g_enabled = false;
-const char* g_kernel = "";
-long long g_blocks_per_launch = 64;
-// This launch's sample: blocks fall into strata of g_stratum consecutive
-// blocks, one block of each stratum is recorded (chosen by a hash, so an
-// edge block has its fair chance), and it counts for its whole stratum. So a
-// launch weighs by its size, as in Nsight Compute's whole-launch counts, and
-// a small ragged launch does not pull a large one's figures.
-long long g_blocks_this_launch = 0;
-long long g_stratum = 1;
-long long g_weight = 1;  // the recorded block's stratum size
-unsigned long long g_launch_number = 0;
-unsigned g_tid = 0;
-std::vector<std::unordered_map<std::uintptr_t, std::uint32_t>> g_counts;  // per thread: pc -> executions
-std::vector<std::uint8_t> g_warp_lanes;
-std::unordered_map<Key, Bucket, KeyHash> g_open;
-std::unordered_map<std::uintptr_t, PcStats> g_stats;
+// What the report adds up over every launch until collect() reads it (or
+// reset() forgets it): it outlives launches by design, and so do its
+// settings.
+struct AccessTotals {
+  bool enabled = false;
+  long long blocks_per_launch = 64;
+  unsigned long long launches = 0;  // numbers each launch: its sample's hash
+  std::unordered_map<std::uintptr_t, PcStats> stats;
+};
+
+// The running launch's sample: blocks fall into strata of `stratum`
+// consecutive blocks, one block of each stratum is recorded (chosen by a
+// hash, so an edge block has its fair chance), and it counts for its whole
+// stratum. So a launch weighs by its size, as in Nsight Compute's
+// whole-launch counts, and a small ragged launch does not pull a large one's
+// figures. access_begin_launch() starts it afresh.
+struct AccessSample {
+  const char* kernel = "";
+  long long blocks = 0;  // in the launch
+  long long stratum = 1;
+  long long weight = 1;  // the recorded block's stratum size
+  // The recorded block's open requests.
+  unsigned tid = 0;
+  std::vector<std::unordered_map<std::uintptr_t, std::uint32_t>> counts;  // per thread: pc -> executions
+  std::vector<std::uint8_t> warp_lanes;
+  std::unordered_map<Key, Bucket, KeyHash> open;
+};
+
+AccessTotals g_totals;
+AccessSample g_sample;
 
 void finalize(std::uintptr_t pc, const Bucket& b) {
-  PcStats& s = g_stats[pc];
-  if (!s.kernel) s.kernel = g_kernel;
+  PcStats& s = g_totals.stats[pc];
+  if (!s.kernel) s.kernel = g_sample.kernel;
   s.space = b.space;
   s.store = b.store;
-  s.requests += g_weight;
-  s.threads += g_weight * b.n;
+  s.requests += g_sample.weight;
+  s.threads += g_sample.weight * b.n;
   if (b.space == Space::global) {
     std::uintptr_t sec[64];
     int ns = 0;
@@ -108,7 +122,7 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
       iv[i] = {e.addr, e.addr + e.size};
     }
     std::sort(sec, sec + ns);
-    s.sectors += g_weight * (std::unique(sec, sec + ns) - sec);
+    s.sectors += g_sample.weight * (std::unique(sec, sec + ns) - sec);
     std::sort(iv, iv + b.n);
     std::uintptr_t bytes = 0, lo = iv[0].first, hi = iv[0].second;
     for (int i = 1; i < b.n; ++i) {
@@ -121,7 +135,7 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
       }
     }
     bytes += hi - lo;
-    s.ideal_sectors += g_weight * static_cast<long long>((bytes + 31) / 32);
+    s.ideal_sectors += g_sample.weight * static_cast<long long>((bytes + 31) / 32);
   } else {
     int widest = 1;
     for (int i = 0; i < b.n; ++i) widest = std::max<int>(widest, b.e[i].size);
@@ -144,41 +158,42 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
         }
       }
       if (!any) continue;
-      s.wavefronts += g_weight * *std::max_element(nwords, nwords + 32);
-      s.ideal_wavefronts += g_weight;
+      s.wavefronts += g_sample.weight * *std::max_element(nwords, nwords + 32);
+      s.ideal_wavefronts += g_sample.weight;
     }
   }
 }
 
 void flush_open() {
-  for (auto& [key, bucket] : g_open) finalize(key.pc, bucket);
-  g_open.clear();
+  for (auto& [key, bucket] : g_sample.open) finalize(key.pc, bucket);
+  g_sample.open.clear();
 }
 
 void record(std::uintptr_t a, unsigned size, bool store, std::uintptr_t pc) {
   Space sp;
-  if (a - static_shared.lo < static_shared.hi - static_shared.lo ||
-      a - dynamic_shared.lo < dynamic_shared.hi - dynamic_shared.lo) {
+  const LaunchState& l = g_launch;  // recording happens only in a launch's fibers
+  if (a - l.static_shared.lo < l.static_shared.hi - l.static_shared.lo ||
+      a - l.dynamic_shared.lo < l.dynamic_shared.hi - l.dynamic_shared.lo) {
     sp = Space::shared;
   } else if (find_allocation(a)) {
     sp = Space::global;
   } else {
     return;  // the thread's stack, kernel parameters, host globals
   }
-  const std::uint32_t k = g_counts[g_tid][pc]++;
-  const std::uint32_t warp = g_tid / 32;
+  const std::uint32_t k = g_sample.counts[g_sample.tid][pc]++;
+  const std::uint32_t warp = g_sample.tid / 32;
   const Key key{pc, warp, k};
-  Bucket& b = g_open[key];
+  Bucket& b = g_sample.open[key];
   if (b.n == 0) {
     b.space = sp;
     b.store = store;
   }
   if (b.n < 32)
-    b.e[b.n++] =
-        Entry{a, static_cast<std::uint8_t>(g_tid % 32), static_cast<std::uint8_t>(size > 255 ? 255 : size)};
-  if (b.n == g_warp_lanes[warp]) {
+    b.e[b.n++] = Entry{a, static_cast<std::uint8_t>(g_sample.tid % 32),
+                       static_cast<std::uint8_t>(size > 255 ? 255 : size)};
+  if (b.n == g_sample.warp_lanes[warp]) {
     finalize(pc, b);
-    g_open.erase(key);
+    g_sample.open.erase(key);
   }
 }
 
@@ -209,7 +224,9 @@ struct Where {
   std::string function, file;
   int line = 0;
 };
-std::unordered_map<std::uintptr_t, Where> g_where;  // by code address
+// By code address: a cache of the debug information, good for as long as
+// the process runs (simt loads no code after its start).
+std::unordered_map<std::uintptr_t, Where> g_where;
 
 int find_object(dl_phdr_info* info, size_t, void* data) {
   auto* q = static_cast<std::pair<std::uintptr_t, CodeLocation>*>(data);
@@ -358,10 +375,10 @@ void write_report_at_exit() {
 
 struct EnvInit {
   EnvInit() {
-    if (const char* b = std::getenv("CUDALAB_SIMT_ACCESS_BLOCKS")) g_blocks_per_launch = std::atoll(b);
+    if (const char* b = std::getenv("CUDALAB_SIMT_ACCESS_BLOCKS")) g_totals.blocks_per_launch = std::atoll(b);
     const char* path = std::getenv("CUDALAB_SIMT_ACCESS_REPORT");
     if (path && *path) {
-      g_enabled = true;
+      g_totals.enabled = true;
       std::atexit(write_report_at_exit);
     }
   }
@@ -376,41 +393,43 @@ CodeLocation locate_code(std::uintptr_t pc) {
 }
 
 void access_begin_launch(const Site& site, const Config& cfg) {
-  g_kernel = site.kernel;
-  g_blocks_this_launch = static_cast<long long>(cfg.grid.x) * cfg.grid.y * cfg.grid.z;
+  g_sample = AccessSample{};
+  g_sample.kernel = site.kernel;
+  g_sample.blocks = static_cast<long long>(cfg.grid.x) * cfg.grid.y * cfg.grid.z;
   // A launch has at least one block (check_config refuses empty grids).
-  g_stratum =
-      g_blocks_per_launch > 0 ? (g_blocks_this_launch + g_blocks_per_launch - 1) / g_blocks_per_launch : 1;
-  ++g_launch_number;
+  g_sample.stratum = g_totals.blocks_per_launch > 0
+                         ? (g_sample.blocks + g_totals.blocks_per_launch - 1) / g_totals.blocks_per_launch
+                         : 1;
+  ++g_totals.launches;
 }
 
 bool access_record_block(long long block_linear) {
-  if (!g_enabled) return false;
-  const long long stratum = block_linear / g_stratum;
-  const long long first = stratum * g_stratum;
-  const long long size = std::min(g_stratum, g_blocks_this_launch - first);
+  if (!g_totals.enabled) return false;
+  const long long stratum = block_linear / g_sample.stratum;
+  const long long first = stratum * g_sample.stratum;
+  const long long size = std::min(g_sample.stratum, g_sample.blocks - first);
   if (size > 1) {
     // splitmix64 of (launch, stratum): deterministic, and spread over the stratum.
-    std::uint64_t z = g_launch_number * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(stratum) + 1;
+    std::uint64_t z = g_totals.launches * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(stratum) + 1;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     z ^= z >> 31;
     if (block_linear - first != static_cast<long long>(z % static_cast<std::uint64_t>(size))) return false;
   }
-  g_weight = size;
+  g_sample.weight = size;
   return true;
 }
 
 void access_begin_block(unsigned threads) {
-  if (g_counts.size() < threads) g_counts.resize(threads);
-  for (unsigned i = 0; i < threads; ++i) g_counts[i].clear();
-  g_warp_lanes.assign((threads + 31) / 32, 32);
-  if (threads % 32) g_warp_lanes.back() = static_cast<std::uint8_t>(threads % 32);
-  g_open.clear();
+  if (g_sample.counts.size() < threads) g_sample.counts.resize(threads);
+  for (unsigned i = 0; i < threads; ++i) g_sample.counts[i].clear();
+  g_sample.warp_lanes.assign((threads + 31) / 32, 32);
+  if (threads % 32) g_sample.warp_lanes.back() = static_cast<std::uint8_t>(threads % 32);
+  g_sample.open.clear();
 }
 
 void access_set_thread(unsigned linear_tid) {
-  g_tid = linear_tid;
+  g_sample.tid = linear_tid;
 }
 void access_barrier() {
   flush_open();
@@ -439,26 +458,26 @@ std::string describe_code_address(const void* pc) {
 namespace simt::access {
 
 void enable(bool on) {
-  detail::g_enabled = on;
+  detail::g_totals.enabled = on;
 }
 bool enabled() {
-  return detail::g_enabled;
+  return detail::g_totals.enabled;
 }
 void set_blocks_per_launch(long long blocks) {
-  detail::g_blocks_per_launch = blocks;
+  detail::g_totals.blocks_per_launch = blocks;
 }
 void reset() {
-  detail::g_stats.clear();
-  detail::g_open.clear();
+  detail::g_totals.stats.clear();
+  detail::g_sample.open.clear();
 }
 
 std::vector<LineStats> collect() {
   using namespace detail;
   std::vector<std::uintptr_t> pcs;
-  for (auto& [pc, s] : g_stats) pcs.push_back(pc - 1);  // pc: a return address
+  for (auto& [pc, s] : g_totals.stats) pcs.push_back(pc - 1);  // pc: a return address
   resolve(pcs);
   std::map<std::tuple<std::string, int, std::string, bool>, LineStats> lines;
-  for (auto& [pc, s] : g_stats) {
+  for (auto& [pc, s] : g_totals.stats) {
     const Where& w = g_where[pc - 1];
     const std::string space = s.space == Space::shared ? "shared" : "global";
     LineStats& l = lines[{w.file.empty() ? "?" : w.file, w.line, space, s.store}];

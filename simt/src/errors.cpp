@@ -14,37 +14,42 @@
 namespace simt::detail {
 
 namespace {
-cudaError_t g_last = cudaSuccess;
-cudaError_t g_pending = cudaSuccess;
-cudaError_t g_sticky = cudaSuccess;
-std::string g_detail;
+// The error state of the process's one CUDA context: it outlives launches as
+// a context does (an execution error sticks until the process ends).
+struct ErrorState {
+  cudaError_t last = cudaSuccess;
+  cudaError_t pending = cudaSuccess;
+  cudaError_t sticky = cudaSuccess;
+  std::string detail;  // last_error_detail()
+};
+ErrorState g_errors;
 }  // namespace
 
 cudaError_t fail(cudaError_t e) {
-  if (e != cudaSuccess) g_last = e;
+  if (e != cudaSuccess) g_errors.last = e;
   return e;
 }
 
 void set_pending(cudaError_t e, const std::string& detail) {
-  if (g_pending == cudaSuccess && g_sticky == cudaSuccess) g_pending = e;
-  g_detail = detail;
+  if (g_errors.pending == cudaSuccess && g_errors.sticky == cudaSuccess) g_errors.pending = e;
+  g_errors.detail = detail;
 }
 
 void set_detail(const std::string& detail) {
-  g_detail = detail;
+  g_errors.detail = detail;
 }
 
 cudaError_t sync_point() {
-  if (g_pending != cudaSuccess) {
-    g_sticky = g_pending;
-    g_last = g_pending;
-    g_pending = cudaSuccess;
+  if (g_errors.pending != cudaSuccess) {
+    g_errors.sticky = g_errors.pending;
+    g_errors.last = g_errors.pending;
+    g_errors.pending = cudaSuccess;
   }
-  return g_sticky;
+  return g_errors.sticky;
 }
 
 cudaError_t sticky() {
-  return g_sticky;
+  return g_errors.sticky;
 }
 
 }  // namespace simt::detail
@@ -52,12 +57,11 @@ cudaError_t sticky() {
 namespace simt {
 
 const std::string& last_error_detail() {
-  return detail::g_detail;
+  return detail::g_errors.detail;
 }
 
 void reset_errors_for_tests() {
-  detail::g_last = detail::g_pending = detail::g_sticky = cudaSuccess;
-  detail::g_detail.clear();
+  detail::g_errors = detail::ErrorState{};
 }
 
 }  // namespace simt
@@ -87,14 +91,14 @@ const char* cudaGetErrorName(cudaError_t error) {
 }
 
 cudaError_t cudaGetLastError() {
-  if (g_sticky != cudaSuccess) return g_sticky;
-  const cudaError_t e = g_last;
-  g_last = cudaSuccess;
+  if (g_errors.sticky != cudaSuccess) return g_errors.sticky;
+  const cudaError_t e = g_errors.last;
+  g_errors.last = cudaSuccess;
   return e;
 }
 
 cudaError_t cudaPeekAtLastError() {
-  return g_sticky != cudaSuccess ? g_sticky : g_last;
+  return g_errors.sticky != cudaSuccess ? g_errors.sticky : g_errors.last;
 }
 
 cudaError_t cudaDeviceSynchronize() {
@@ -104,6 +108,6 @@ cudaError_t cudaDeviceSynchronize() {
 cudaError_t cudaDeviceReset() {
   // CUDA cannot recover from a sticky error either: the process must exit.
   if (cudaError_t e = sync_point()) return fail(e);
-  g_last = cudaSuccess;
+  g_errors.last = cudaSuccess;
   return cudaSuccess;
 }

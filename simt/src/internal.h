@@ -48,12 +48,10 @@ struct DeviceAccess {
   DeviceAccess& operator=(const DeviceAccess&) = delete;
 };
 
-// --- shared memory (scheduler.cpp)
+// --- shared memory (scheduler.cpp; the running launch's, launch_state.h)
 struct SharedRange {
   std::uintptr_t lo = 0, hi = 0;
 };
-extern SharedRange static_shared;   // the arena of static __shared__ variables (used part)
-extern SharedRange dynamic_shared;  // this launch's dynamic shared memory
 
 // --- scheduler <-> access recorder (access.cpp)
 void access_begin_launch(const Site& site, const Config& cfg);

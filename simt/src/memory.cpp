@@ -43,14 +43,27 @@ struct Mapping {
   std::size_t open_bytes = 0;
 };
 
-std::map<std::uintptr_t, Mapping>& allocations() {
-  static std::map<std::uintptr_t, Mapping> m;
+// Device memory outlives launches, as on a GPU: allocations stay until
+// cudaFree, and the kernels of every launch see them.
+struct DeviceMemory {
+  std::map<std::uintptr_t, Mapping> allocations;  // by the address cudaMalloc returned
+  const Allocation* cache = nullptr;              // the last one find_allocation() found
+  std::size_t in_use = 0;                         // bytes, for cudaMemGetInfo
+  int access_depth = 0;                           // DeviceAccess nesting: > 0 while device memory is open
+  // The SIGSEGV handler the host-fault note passes a fault on to.
+  struct sigaction prev_segv {};
+};
+
+// A function's static: cudaMalloc may run during another file's static
+// initialisation.
+DeviceMemory& memory() {
+  static DeviceMemory m;
   return m;
 }
 
-const Allocation* g_cache = nullptr;
-std::size_t g_in_use = 0;
-int g_access_depth = 0;  // DeviceAccess nesting: > 0 while device memory is open
+std::map<std::uintptr_t, Mapping>& allocations() {
+  return memory().allocations;
+}
 
 void protect(const Mapping& m, bool open) {
   if (m.alloc.kind != 0) return;
@@ -59,7 +72,6 @@ void protect(const Mapping& m, bool open) {
 
 // A fault outside a kernel on closed device memory: say so, then let the
 // previous handler (Catch2's, or the default) take the repeated fault.
-struct sigaction g_prev_segv;
 
 void on_host_fault(int sig, siginfo_t* info, void* uctx) {
   const auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
@@ -76,7 +88,7 @@ void on_host_fault(int sig, siginfo_t* info, void* uctx) {
     if (n > 0) (void)!write(2, buf, static_cast<std::size_t>(n) < sizeof buf ? n : sizeof buf - 1);
     break;
   }
-  sigaction(sig, &g_prev_segv, nullptr);
+  sigaction(sig, &memory().prev_segv, nullptr);
   (void)uctx;  // returning repeats the fault under the previous handler
 }
 
@@ -91,7 +103,7 @@ void ensure_host_fault_note() {
   sa.sa_sigaction = on_host_fault;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
-  g_prev_segv = now;
+  memory().prev_segv = now;
   sigaction(SIGSEGV, &sa, nullptr);
 }
 
@@ -116,7 +128,8 @@ cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
   if (!ptr) return fail(cudaErrorInvalidValue);
   *ptr = nullptr;
   if (bytes == 0) return cudaSuccess;
-  if (bytes > device_memory() || g_in_use + bytes > device_memory()) return fail(cudaErrorMemoryAllocation);
+  DeviceMemory& mem = memory();
+  if (bytes > device_memory() || mem.in_use + bytes > device_memory()) return fail(cudaErrorMemoryAllocation);
   const std::size_t page = page_size();
   const std::size_t data = (bytes + page - 1) / page * page;
   const std::size_t open = kSlackBefore + data + kSlackAfter;
@@ -137,11 +150,11 @@ cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
   m.map_bytes = total;
   m.open_base = first;
   m.open_bytes = open;
-  if (g_access_depth == 0) protect(m, false);
-  if (kind == 0 && g_access_depth == 0) ensure_host_fault_note();
-  allocations()[m.alloc.base] = m;
-  g_cache = nullptr;
-  g_in_use += bytes;
+  if (mem.access_depth == 0) protect(m, false);
+  if (kind == 0 && mem.access_depth == 0) ensure_host_fault_note();
+  mem.allocations[m.alloc.base] = m;
+  mem.cache = nullptr;
+  mem.in_use += bytes;
   *ptr = user;
   return cudaSuccess;
 }
@@ -149,13 +162,13 @@ cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
 cudaError_t release(void* ptr, bool host) {
   if (cudaError_t e = sync_point()) return fail(e);
   if (!ptr) return cudaSuccess;
-  auto& m = allocations();
-  auto it = m.find(reinterpret_cast<std::uintptr_t>(ptr));
-  if (it == m.end() || (it->second.alloc.kind == 2) != host) return fail(cudaErrorInvalidValue);
+  DeviceMemory& mem = memory();
+  auto it = mem.allocations.find(reinterpret_cast<std::uintptr_t>(ptr));
+  if (it == mem.allocations.end() || (it->second.alloc.kind == 2) != host) return fail(cudaErrorInvalidValue);
   munmap(it->second.map_base, it->second.map_bytes);
-  g_in_use -= it->second.alloc.bytes;
-  m.erase(it);
-  g_cache = nullptr;
+  mem.in_use -= it->second.alloc.bytes;
+  mem.allocations.erase(it);
+  mem.cache = nullptr;
   return cudaSuccess;
 }
 
@@ -169,26 +182,26 @@ bool device_range(const void* p, std::size_t bytes) {
 }  // namespace
 
 DeviceAccess::DeviceAccess() {
-  if (g_access_depth++ == 0)
+  if (memory().access_depth++ == 0)
     for (const auto& [base, m] : allocations()) protect(m, true);
 }
 
 DeviceAccess::~DeviceAccess() {
-  if (--g_access_depth == 0) {
+  if (--memory().access_depth == 0) {
     for (const auto& [base, m] : allocations()) protect(m, false);
     ensure_host_fault_note();
   }
 }
 
 const Allocation* find_allocation(std::uintptr_t addr) {
-  if (g_cache && addr - g_cache->base < g_cache->bytes) return g_cache;
-  auto& m = allocations();
-  auto it = m.upper_bound(addr);
-  if (it == m.begin()) return nullptr;
+  DeviceMemory& mem = memory();
+  if (mem.cache && addr - mem.cache->base < mem.cache->bytes) return mem.cache;
+  auto it = mem.allocations.upper_bound(addr);
+  if (it == mem.allocations.begin()) return nullptr;
   --it;
   const Allocation& a = it->second.alloc;
   if (addr - a.base >= a.bytes) return nullptr;
-  g_cache = &a;
+  mem.cache = &a;
   return &a;
 }
 
@@ -292,7 +305,7 @@ cudaError_t cudaMemGetInfo(size_t* free, size_t* total) {
   if (cudaError_t e = sync_point()) return fail(e);
   if (!free || !total) return fail(cudaErrorInvalidValue);
   *total = device_memory();
-  *free = device_memory() - g_in_use;
+  *free = device_memory() - memory().in_use;
   return cudaSuccess;
 }
 

@@ -21,6 +21,10 @@
 // launch: the next synchronising call returns the error CUDA would
 // (cudaErrorIllegalAddress, cudaErrorAssert, ...), sticky, and
 // simt::last_error_detail() says which thread did what where.
+//
+// State: the launch's in g_launch, a LaunchState (launch_state.h) that
+// launch_erased() resets at the start of every launch; what outlives a
+// launch in the Scheduler below, each part with the reason it does.
 #include <dlfcn.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -30,11 +34,13 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <set>
@@ -42,6 +48,7 @@
 #include <vector>
 
 #include "internal.h"
+#include "launch_state.h"
 #include "simt/device.h"
 #include "simt/simt.h"
 
@@ -123,7 +130,8 @@ simt_fcontext_trampoline:
 namespace fctx = boost::context::detail;
 #endif
 
-// The built-in variables; the kernels see them as const (simt/device.h).
+// The built-in variables; the kernels see them as const (simt/device.h). Not
+// in LaunchState: the kernels read them as variables (launch_state.h says why).
 uint3 simt_rt_thread_idx __asm__("simt_threadIdx") = {0, 0, 0};
 uint3 simt_rt_block_idx __asm__("simt_blockIdx") = {0, 0, 0};
 dim3 simt_rt_block_dim __asm__("simt_blockDim") = dim3(1, 1, 1);
@@ -131,8 +139,8 @@ dim3 simt_rt_grid_dim __asm__("simt_gridDim") = dim3(1, 1, 1);
 
 namespace simt::detail {
 
-SharedRange static_shared;
-SharedRange dynamic_shared;
+LaunchState g_launch;
+
 std::map<const void*, int>& dynamic_smem_limits();  // device.cpp
 
 namespace {
@@ -142,30 +150,85 @@ constexpr int kSharedOptin = 227 * 1024;
 constexpr unsigned kMaxThreads = 1024;
 
 enum : std::intptr_t { kBarrier = 1, kDone = 2, kFault = 3 };
-enum class State : std::uint8_t { ready, barrier, done };
 
-struct Fiber {
-  fctx::fcontext_t ctx = nullptr;
-  uint3 tid{};
-  State state = State::ready;
-  const void* site = nullptr;  // the __syncthreads it waits at
-  int predicate = 0;
-};
-
-struct Launch {
-  const Site* site = nullptr;
-  Config cfg;
-  const void* kernel_key = nullptr;
-  ThreadBody body = nullptr;
-  void* closure = nullptr;
-  unsigned threads = 0;
-};
-
-// --- schedule
 enum class Order { inorder, reverse, random };
-Order g_order_kind = Order::inorder;
-std::uint64_t g_seed = 1;
-std::mt19937_64 g_rng;
+
+// The order of the fibers (simt.h): a setting of the process, made by
+// set_schedule() or CUDALAB_SIMT_SCHEDULE, not by a launch. Its random
+// generator runs on from launch to launch: "random:SEED" names one run of the
+// whole program, and a kernel launched twice (the harness reruns a launch to
+// tell a race) runs in two orders.
+struct Schedule {
+  Order kind = Order::inorder;
+  std::uint64_t seed = 1;
+  std::mt19937_64 rng;
+  bool env_read = false;  // CUDALAB_SIMT_SCHEDULE was read
+};
+
+// The fibers' stacks: one mapping, an inaccessible page below each stack,
+// made by the first launch and reused by every later one (each block makes
+// its fibers afresh on them).
+struct FiberStacks {
+  std::size_t page = 0;
+  std::size_t stack_bytes = 0;
+  unsigned char* base = nullptr;
+};
+
+// Shared memory: static __shared__ variables get slots of an arena; dynamic
+// shared memory is one buffer. Both are poisoned (0xFF bytes, a NaN as
+// float) before each block: shared memory starts undefined on a GPU. A
+// variable's slot is given once, while its kernel first runs (the translator
+// binds a static reference to it), so the arena and each kernel's place in it
+// outlive the launch that made them.
+struct SharedArena {
+  unsigned char* arena = nullptr;
+  std::size_t arena_used = 0;
+  unsigned char* dynamic = nullptr;
+  std::map<const void*, std::size_t> static_bytes;  // per kernel key
+  // Per kernel key: where its static __shared__ variables lie in the arena,
+  // [first, second) (they are allocated while its first block runs).
+  std::map<const void*, std::pair<std::size_t, std::size_t>> static_range;
+};
+
+// What launches leave for later: the harness takes the last launch's
+// configuration and the first skipped barrier after its launcher ran (they
+// span the launcher's launches), and a warning is given once per process.
+struct Reports {
+  std::string last_launch;   // take_last_launch()
+  std::string barrier_skip;  // take_barrier_skip()
+  std::set<std::string> warned;
+};
+
+// The place of a __syncthreads() called without its macro (simt/device.h):
+// no file, and the call's return address, which the debug information may
+// name. The SyncSite first, so that a Fiber's site can point to it.
+struct UnnamedSite {
+  simt::SyncSite site{nullptr, 0};
+  const void* pc = nullptr;
+};
+
+// What outlives a launch; one per process. reset_for_tests() forgets the
+// schedule and the reports, not the stacks and the arena, which only hold
+// memory (and the kernels keep references to their __shared__ slots).
+struct Scheduler {
+  Schedule schedule;
+  FiberStacks stacks;
+  SharedArena shared;
+  Reports reports;
+  // One UnnamedSite per return address, kept as the code they name is.
+  std::map<const void*, std::unique_ptr<UnnamedSite>> unnamed;
+  // The signal handler's stack while a launch runs (a fiber's may be the
+  // one that overflowed).
+  alignas(64) unsigned char altstack[64 * 1024];
+};
+Scheduler g_scheduler;
+
+// The place that stands for a __syncthreads() called without its macro.
+const simt::SyncSite* unnamed_site(const void* return_address) {
+  auto& slot = g_scheduler.unnamed[return_address];
+  if (!slot) slot.reset(new UnnamedSite{{nullptr, 0}, return_address});
+  return &slot->site;
+}
 
 bool parse_schedule(const std::string& spec, Order& kind, std::uint64_t& seed) {
   if (spec == "inorder" || spec.empty()) {
@@ -191,73 +254,62 @@ bool parse_schedule(const std::string& spec, Order& kind, std::uint64_t& seed) {
   return false;
 }
 
-void init_schedule_from_env() {
-  static bool done = false;
-  if (done) return;
-  done = true;
+Schedule& schedule_from_env() {
+  Schedule& s = g_scheduler.schedule;
+  if (s.env_read) return s;
+  s.env_read = true;
   if (const char* env = std::getenv("CUDALAB_SIMT_SCHEDULE")) {
-    if (!parse_schedule(env, g_order_kind, g_seed)) {
+    if (!parse_schedule(env, s.kind, s.seed)) {
       std::fprintf(stderr,
                    "cudalab CPU mode: CUDALAB_SIMT_SCHEDULE=%s is not a schedule (inorder, reverse, "
                    "random:SEED); using inorder\n",
                    env);
-      g_order_kind = Order::inorder;
+      s.kind = Order::inorder;
     }
   }
-  g_rng.seed(g_seed);
+  s.rng.seed(s.seed);
+  return s;
 }
 
-// --- fiber stacks: one mapping, a guard page below each stack.
-std::size_t g_page = 0;
-std::size_t g_stack_bytes = 0;
-unsigned char* g_stacks = nullptr;
-
 void init_stacks() {
-  if (g_stacks) return;
-  g_page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  FiberStacks& st = g_scheduler.stacks;
+  if (st.base) return;
+  st.page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   std::size_t kib = 128;
   if (const char* env = std::getenv("CUDALAB_SIMT_STACK_KB")) {
     const long long v = std::atoll(env);
     if (v >= 16) kib = static_cast<std::size_t>(v);
   }
-  g_stack_bytes = (kib * 1024 + g_page - 1) / g_page * g_page;
-  const std::size_t slot = g_stack_bytes + g_page;
+  st.stack_bytes = (kib * 1024 + st.page - 1) / st.page * st.page;
+  const std::size_t slot = st.stack_bytes + st.page;
   void* p = mmap(nullptr, slot * kMaxThreads, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     std::fprintf(stderr, "cudalab CPU mode: cannot map %zu bytes of fiber stacks\n", slot * kMaxThreads);
     std::abort();
   }
-  g_stacks = static_cast<unsigned char*>(p);
-  for (unsigned i = 0; i < kMaxThreads; ++i) mprotect(g_stacks + i * slot, g_page, PROT_NONE);
+  st.base = static_cast<unsigned char*>(p);
+  for (unsigned i = 0; i < kMaxThreads; ++i) mprotect(st.base + i * slot, st.page, PROT_NONE);
 }
 
 // Staggered by 64 bytes a thread: tops a page apart would all fall in the
 // same set of the L1 cache, and switching fibers would thrash it.
 void* stack_top(unsigned i) {
-  return g_stacks + (i + 1) * (g_stack_bytes + g_page) - (i % 64) * 64;
+  const FiberStacks& st = g_scheduler.stacks;
+  return st.base + (i + 1) * (st.stack_bytes + st.page) - (i % 64) * 64;
 }
 
 bool in_stack_guard(std::uintptr_t addr) {
-  if (!g_stacks) return false;
-  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(g_stacks);
-  const std::size_t slot = g_stack_bytes + g_page;
+  const FiberStacks& st = g_scheduler.stacks;
+  if (!st.base) return false;
+  const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(st.base);
+  const std::size_t slot = st.stack_bytes + st.page;
   if (addr < base || addr >= base + slot * kMaxThreads) return false;
-  return (addr - base) % slot < g_page;
+  return (addr - base) % slot < st.page;
 }
 
-// --- shared memory: static __shared__ variables get slots of an arena;
-// dynamic shared memory is one buffer. Both are poisoned (0xFF bytes, a
-// NaN as float) before each block: shared memory starts undefined on a GPU.
 constexpr std::size_t kArenaBytes = std::size_t{64} << 20;
 constexpr std::size_t kDynamicBytes = 256 * 1024;
-unsigned char* g_arena = nullptr;
-std::size_t g_arena_used = 0;
-unsigned char* g_dynamic = nullptr;
-std::map<const void*, std::size_t> g_static_bytes;  // per kernel key
-// Per kernel key: where its static __shared__ variables lie in the arena,
-// [first, second) (they are allocated while its first block runs).
-std::map<const void*, std::pair<std::size_t, std::size_t>> g_static_range;
 
 unsigned char* map_or_die(std::size_t bytes, const char* what) {
   void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -268,38 +320,14 @@ unsigned char* map_or_die(std::size_t bytes, const char* what) {
   return static_cast<unsigned char*>(p);
 }
 
-// --- the running launch
-std::vector<Fiber> g_fibers;
-std::vector<unsigned> g_order;
-Launch g_launch;
-std::string g_last_launch;  // take_last_launch()
-bool g_running = false;
-bool g_in_fiber = false;
-unsigned g_current = 0;
-fctx::fcontext_t g_sched = nullptr;
-int g_barrier_count = 0, g_barrier_arrived = 0;
-std::set<std::string> g_warned;
-
-struct Fault {
-  cudaError_t error = cudaSuccess;
-  std::string what;  // composed outside signal handlers
-  // Filled by the signal handler (no allocation there).
-  int sig = 0;
-  std::uintptr_t addr = 0, pc = 0;
-  bool write = false, known_rw = false, no_address = false;
-  uint3 thread{}, block{};
-};
-Fault g_fault;
-sigjmp_buf g_abort;
-
-const char* kernel_name() {
-  return g_launch.site && g_launch.site->kernel ? g_launch.site->kernel : "kernel";
+const char* kernel_name(const LaunchState& l) {
+  return l.site && l.site->kernel ? l.site->kernel : "kernel";
 }
 
-std::string where_launched() {
+std::string where_launched(const LaunchState& l) {
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s (launched at %s:%d)", kernel_name(),
-                g_launch.site ? g_launch.site->file : "?", g_launch.site ? g_launch.site->line : 0);
+  std::snprintf(buf, sizeof buf, "%s (launched at %s:%d)", kernel_name(l), l.site ? l.site->file : "?",
+                l.site ? l.site->line : 0);
   return buf;
 }
 
@@ -311,19 +339,21 @@ std::string thread_block(uint3 t, uint3 b) {
 
 // A fault raised by code running in a fiber (not a signal): stop the launch.
 [[noreturn]] void fault_from_fiber(cudaError_t e, const std::string& what) {
-  g_fault.error = e;
-  g_fault.what = what;
-  g_fault.thread = g_fibers[g_current].tid;
-  g_fault.block = simt_rt_block_idx;
-  fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kFault));
+  LaunchState& l = *current_launch();
+  l.fault.error = e;
+  l.fault.what = what;
+  l.fault.thread = l.fibers[l.current].tid;
+  l.fault.block = simt_rt_block_idx;
+  fctx::jump_fcontext(l.scheduler_ctx, reinterpret_cast<void*>(kFault));
   __builtin_unreachable();
 }
 
 void fiber_entry(fctx::transfer_t t) {
-  g_sched = t.fctx;
+  LaunchState& l = *current_launch();
+  l.scheduler_ctx = t.fctx;
   std::string thrown;
   try {
-    g_launch.body(g_launch.closure);
+    l.body(l.closure);
   } catch (const std::exception& e) {
     thrown = e.what();
     thrown = "threw an exception: " + thrown;
@@ -331,7 +361,7 @@ void fiber_entry(fctx::transfer_t t) {
     thrown = "threw an exception";
   }
   if (!thrown.empty()) fault_from_fiber(cudaErrorLaunchFailure, thrown);
-  fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kDone));
+  fctx::jump_fcontext(l.scheduler_ctx, reinterpret_cast<void*>(kDone));
   __builtin_unreachable();
 }
 
@@ -339,87 +369,86 @@ void fiber_entry(fctx::transfer_t t) {
 // signal mask); elsewhere the previous handler (Catch2's, or the default)
 // gets it.
 constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-struct sigaction g_old_actions[4];
-stack_t g_old_altstack;
-alignas(64) unsigned char g_altstack[64 * 1024];
 
 void on_signal(int sig, siginfo_t* info, void* uctx) {
-  if (!g_in_fiber) {
+  LaunchState& l = *current_launch();  // installed only while a launch runs
+  if (!l.in_fiber) {
     for (int i = 0; i < 4; ++i)
-      if (kSignals[i] == sig) sigaction(sig, &g_old_actions[i], nullptr);
+      if (kSignals[i] == sig) sigaction(sig, &l.old_actions[i], nullptr);
     return;  // the instruction faults again, under the previous handler
   }
-  g_fault.sig = sig;
-  g_fault.addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  Fault& f = l.fault;
+  f.sig = sig;
+  f.addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
   // A general-protection fault (an address outside the address space) has
   // no address and no read/write bit.
-  g_fault.no_address = sig == SIGSEGV && info->si_code == SI_KERNEL;
+  f.no_address = sig == SIGSEGV && info->si_code == SI_KERNEL;
 #if defined(__x86_64__)
   auto* uc = static_cast<ucontext_t*>(uctx);
-  g_fault.pc = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-  if (sig == SIGSEGV && !g_fault.no_address) {
-    g_fault.known_rw = true;
-    g_fault.write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  f.pc = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  if (sig == SIGSEGV && !f.no_address) {
+    f.known_rw = true;
+    f.write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
   }
 #else
   (void)uctx;
 #endif
-  g_fault.thread = g_fibers[g_current].tid;
-  g_fault.block = simt_rt_block_idx;
-  g_in_fiber = false;
-  siglongjmp(g_abort, 1);
+  f.thread = l.fibers[l.current].tid;
+  f.block = simt_rt_block_idx;
+  l.in_fiber = false;
+  siglongjmp(l.abort, 1);
 }
 
-void install_handlers() {
+void install_handlers(LaunchState& l) {
   stack_t ss{};
-  ss.ss_sp = g_altstack;
-  ss.ss_size = sizeof g_altstack;
-  sigaltstack(&ss, &g_old_altstack);
+  ss.ss_sp = g_scheduler.altstack;
+  ss.ss_size = sizeof g_scheduler.altstack;
+  sigaltstack(&ss, &l.old_altstack);
   struct sigaction sa {};
   sa.sa_sigaction = on_signal;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
-  for (int i = 0; i < 4; ++i) sigaction(kSignals[i], &sa, &g_old_actions[i]);
+  for (int i = 0; i < 4; ++i) sigaction(kSignals[i], &sa, &l.old_actions[i]);
 }
 
-void restore_handlers() {
-  for (int i = 0; i < 4; ++i) sigaction(kSignals[i], &g_old_actions[i], nullptr);
-  if (g_old_altstack.ss_flags & SS_DISABLE || g_old_altstack.ss_sp == nullptr) {
+void restore_handlers(const LaunchState& l) {
+  for (int i = 0; i < 4; ++i) sigaction(kSignals[i], &l.old_actions[i], nullptr);
+  if (l.old_altstack.ss_flags & SS_DISABLE || l.old_altstack.ss_sp == nullptr) {
     stack_t off{};
     off.ss_flags = SS_DISABLE;
     sigaltstack(&off, nullptr);
   } else {
-    sigaltstack(&g_old_altstack, nullptr);
+    sigaltstack(&l.old_altstack, nullptr);
   }
 }
 
-std::string describe_signal_fault() {
+std::string describe_signal_fault(Fault& f) {
   std::string s;
-  const std::string who = thread_block(g_fault.thread, g_fault.block);
-  const std::string line = describe_code_address(reinterpret_cast<const void*>(g_fault.pc));
-  switch (g_fault.sig) {
+  const std::string who = thread_block(f.thread, f.block);
+  const std::string line = describe_code_address(reinterpret_cast<const void*>(f.pc));
+  switch (f.sig) {
     case SIGSEGV:
     case SIGBUS:
-      if (in_stack_guard(g_fault.addr)) {
-        g_fault.error = cudaErrorHardwareStackError;
+      if (in_stack_guard(f.addr)) {
+        f.error = cudaErrorHardwareStackError;
         s = who +
             " overflowed its stack (deep recursion or a large local array; CPU mode gives each "
             "thread CUDALAB_SIMT_STACK_KB KiB, default 128)";
-      } else if (g_fault.no_address) {
-        g_fault.error = cudaErrorIllegalAddress;
+      } else if (f.no_address) {
+        f.error = cudaErrorIllegalAddress;
         s = who + " accessed an address outside the address space, far from any cudaMalloc allocation";
       } else {
-        g_fault.error = cudaErrorIllegalAddress;
-        s = who + (g_fault.known_rw ? (g_fault.write ? " wrote to " : " read from ") : " accessed ") +
-            describe_address(g_fault.addr);
+        f.error = cudaErrorIllegalAddress;
+        s = who + (f.known_rw ? (f.write ? " wrote to " : " read from ") : " accessed ") +
+            describe_address(f.addr);
       }
       break;
     case SIGFPE:
-      g_fault.error = cudaErrorLaunchFailure;
+      f.error = cudaErrorLaunchFailure;
       s = who + " divided an integer by zero (a GPU gives an undefined result there; CPU mode stops)";
       break;
     default:
-      g_fault.error = cudaErrorIllegalInstruction;
+      f.error = cudaErrorIllegalInstruction;
       s = who + " executed an illegal instruction";
   }
   if (!line.empty()) s += " at " + line;
@@ -431,135 +460,245 @@ std::string describe_signal_fault() {
 // added nothing, and passed; on a GPU it reads whatever lies there.
 constexpr std::size_t kSharedSlackBytes = 4096;
 
-void poison_shared() {
-  if (g_arena) std::memset(g_arena, 0xFF, std::min(kArenaBytes, g_arena_used + kSharedSlackBytes));
-  if (g_dynamic) std::memset(g_dynamic, 0xFF, std::min(kDynamicBytes, g_launch.cfg.smem + kSharedSlackBytes));
+void poison_shared(const LaunchState& l) {
+  const SharedArena& sh = g_scheduler.shared;
+  if (sh.arena) std::memset(sh.arena, 0xFF, std::min(kArenaBytes, sh.arena_used + kSharedSlackBytes));
+  if (sh.dynamic) std::memset(sh.dynamic, 0xFF, std::min(kDynamicBytes, l.cfg.smem + kSharedSlackBytes));
 }
 
-void make_order(unsigned n) {
-  g_order.resize(n);
-  for (unsigned i = 0; i < n; ++i) g_order[i] = g_order_kind == Order::reverse ? n - 1 - i : i;
-  if (g_order_kind == Order::random) std::shuffle(g_order.begin(), g_order.end(), g_rng);
+void make_order(LaunchState& l) {
+  Schedule& s = g_scheduler.schedule;
+  const unsigned n = l.threads;
+  l.order.resize(n);
+  for (unsigned i = 0; i < n; ++i) l.order[i] = s.kind == Order::reverse ? n - 1 - i : i;
+  if (s.kind == Order::random) std::shuffle(l.order.begin(), l.order.end(), s.rng);
 }
 
 void warn_once(const std::string& key, const std::string& message) {
-  if (!g_warned.insert(key).second) return;
+  if (!g_scheduler.reports.warned.insert(key).second) return;
   std::fprintf(stderr, "cudalab CPU mode: warning: %s\n", message.c_str());
 }
 
-// The first barrier since take_barrier_skip() that threads of a block skipped
-// (by returning before it, or inside a branch), in words ("" if none).
-std::string g_barrier_skip;
+// "file:line" of a __syncthreads() ("" where it was called without the
+// macro and there is no debug information).
+std::string site_text(const simt::SyncSite* site) {
+  if (!site) return "";
+  if (site->file) return std::string(site->file) + ":" + std::to_string(site->line);
+  const void* pc = reinterpret_cast<const UnnamedSite*>(site)->pc;
+  return describe_code_address(static_cast<const char*>(pc) - 1);
+}
 
-void release_barrier(unsigned n) {
-  const void* site = nullptr;
+// "16..31, 40, 48..63": threads by their linear index, as ranges (the first
+// eight, then "...").
+std::string thread_ranges(const std::vector<unsigned>& ids) {
+  std::string out;
+  int shown = 0;
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (shown++ == 8) {
+      out += ", ...";
+      break;
+    }
+    out += (out.empty() ? "" : ", ") + std::to_string(ids[i]);
+    if (j > i) out += ".." + std::to_string(ids[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+// The round in which the barrier at `site` first opened; UINT_MAX if it
+// has not.
+unsigned first_opened(const BlockBarriers& bb, const simt::SyncSite* site) {
+  for (const auto& o : bb.opened)
+    if (o.site == site) return o.round;
+  return UINT_MAX;
+}
+
+// A barrier that not every thread of the block reaches, in words, or "" if
+// every thread that has not returned waits at this one and none of those
+// that returned took part in it before. The rule (simt/README.md,
+// "Barriers"): threads that return before a barrier do not hold it up, as on
+// GPUs since Volta (an early `return` for threads past the data is fine).
+// Threads that wait at different __syncthreads() at once, or threads that
+// passed this __syncthreads() in an earlier round and have returned while
+// the others wait at it again (a barrier inside an `if` in a loop, as in
+// `for (s...) if (t < s) { ...; __syncthreads(); }`, or a loop whose threads
+// run different numbers of rounds), show a barrier inside a branch: undefined
+// on a GPU, where an H100 hung on one (a tiled matmul whose first barrier sat
+// inside `if (row < M && col < N)`: tests/gallery/60_*).
+// harness/include/cudalab/diagnosis.h kBarrierNotReached matches its first
+// words.
+std::string barrier_not_reached(const LaunchState& l) {
+  const unsigned n = l.threads;
+  const BlockBarriers& bb = l.barriers;
+  // The waiting threads by their barrier (a few barriers at most).
+  std::vector<std::pair<const simt::SyncSite*, std::vector<unsigned>>> waiting;
+  std::vector<unsigned> exited;
+  for (unsigned i = 0; i < n; ++i) {
+    const Fiber& f = l.fibers[i];
+    if (f.state == FiberState::done) {
+      exited.push_back(i);
+      continue;
+    }
+    auto w = std::find_if(waiting.begin(), waiting.end(), [&](const auto& p) { return p.first == f.site; });
+    if (w == waiting.end()) w = waiting.insert(waiting.end(), {f.site, {}});
+    w->second.push_back(i);
+  }
+  if (waiting.empty()) return "";
+  // The threads that left a barrier they took part in: those that passed it.
+  std::vector<unsigned> left;
+  if (waiting.size() == 1 && !exited.empty() && bb.most_passed > 0) {
+    const unsigned first = first_opened(bb, waiting.front().first);
+    if (first != UINT_MAX)
+      for (unsigned i : exited)
+        if (l.fibers[i].passed > first) left.push_back(i);
+  }
+  if (waiting.size() == 1 && left.empty()) return "";
+
+  // The barrier most threads wait at is "the" barrier; the others are skipped.
+  auto most = waiting.begin();
+  for (auto it = waiting.begin(); it != waiting.end(); ++it)
+    if (it->second.size() > most->second.size()) most = it;
+  const uint3 b = simt_rt_block_idx;
+  const auto at = [](const std::string& line) { return line.empty() ? std::string() : " at " + line; };
+  char counts[160];
+  std::snprintf(counts, sizeof counts, " was reached by %zu of the %u threads of block (%u, %u, %u)",
+                most->second.size(), n, b.x, b.y, b.z);
+  std::string s = "a __syncthreads() that some threads never reach: the __syncthreads()" +
+                  at(site_text(most->first)) + counts;
+  std::vector<std::string> others;
+  for (auto it = waiting.begin(); it != waiting.end(); ++it)
+    if (it != most)
+      others.push_back("threads " + thread_ranges(it->second) + " wait at another __syncthreads()" +
+                       at(site_text(it->first)));
+  if (!exited.empty()) {
+    std::string e = "threads " + thread_ranges(exited) + " had finished the kernel";
+    if (left.size() == exited.size())
+      e += ", after passing it in an earlier round";
+    else if (!left.empty())
+      e += ", threads " + thread_ranges(left) + " of them after passing it in an earlier round";
+    others.push_back(e);
+  }
+  for (std::size_t i = 0; i < others.size(); ++i)
+    s += (i == 0 ? ", while " : (i + 1 == others.size() ? " and " : ", ")) + others[i];
+  const dim3 bd = l.cfg.block;
+  if (bd.y > 1 || bd.z > 1)
+    s += bd.z > 1 ? " (threads numbered x + blockDim.x * (y + blockDim.y * z))"
+                  : " (threads numbered x + blockDim.x * y)";
+  s += ": a barrier inside a branch (or a loop) that not every thread of the block takes. On a GPU that is "
+       "undefined behaviour: the block may hang, or its threads pass barriers they should wait at. Every "
+       "thread of the block that has not returned must reach each __syncthreads(): keep it out of any `if` "
+       "(or loop, or early `return`) that depends on the thread's index, and guard only the work around it "
+       "(`if (t < s) sdata[t] += sdata[t + s]; __syncthreads();`)";
+  return s;
+}
+
+// Opens the barrier every thread that has not returned waits at; false (and
+// the launch's fault set) if not every thread reached the same one.
+bool release_barrier(LaunchState& l) {
+  const unsigned n = l.threads;
+  BlockBarriers& bb = l.barriers;
+  std::string& skip = g_scheduler.reports.barrier_skip;
+  const Fiber* first_waiting = nullptr;
   bool divergent = false;
   int count = 0, arrived = 0;
   unsigned exited = 0, first_exited = 0;
-  for (unsigned i = 0; i < n; ++i)
-    if (g_fibers[i].state == State::done && exited++ == 0) first_exited = i;
   for (unsigned i = 0; i < n; ++i) {
-    Fiber& f = g_fibers[i];
-    if (f.state != State::barrier) continue;
-    if (!site) site = f.site;
-    if (f.site != site) divergent = true;
+    Fiber& f = l.fibers[i];
+    if (f.state == FiberState::done) {
+      if (exited++ == 0) first_exited = i;
+      continue;
+    }
+    if (!first_waiting) first_waiting = &f;
+    if (f.site != first_waiting->site) divergent = true;
     count += f.predicate != 0;
     ++arrived;
-    f.state = State::ready;
+    f.state = FiberState::ready;  // barrier_not_reached counts it as waiting still
   }
-  g_barrier_count = count;
-  g_barrier_arrived = arrived;
+  if (divergent || (exited && bb.most_passed > 0)) {
+    if (std::string why = barrier_not_reached(l); !why.empty()) {
+      l.fault.error = cudaErrorLaunchFailure;
+      l.fault.what = std::move(why);
+      l.fault.block = simt_rt_block_idx;
+      l.fault.whole_block = true;
+      return false;
+    }
+  }
+  bb.count = count;
+  bb.arrived = arrived;
+  const simt::SyncSite* site = first_waiting->site;
+  if (first_opened(bb, site) == UINT_MAX) bb.opened.push_back({site, bb.rounds});
+  ++bb.rounds;
   // Threads that returned while the rest of their block waits here never
   // reach this __syncthreads(): legal since Volta, and the classic cause of a
   // tile that is only partly loaded (an early return, or the tile loop inside
   // `if (row < M && col < N)`).
-  if (exited && arrived && g_barrier_skip.empty()) {
-    const std::string line = site ? describe_code_address(static_cast<const char*>(site) - 1) : "";
-    const uint3 t = g_fibers[first_exited].tid, b = simt_rt_block_idx;
+  if (exited && skip.empty()) {
+    const std::string line = site_text(site);
+    const uint3 t = l.fibers[first_exited].tid, b = simt_rt_block_idx;
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   "in %s, %u of the %u threads of block (%u, %u, %u) had finished the kernel (thread (%u, "
                   "%u, %u) first) without the __syncthreads()%s%s that the other %d waited at",
-                  where_launched().c_str(), exited, n, b.x, b.y, b.z, t.x, t.y, t.z,
+                  where_launched(l).c_str(), exited, n, b.x, b.y, b.z, t.x, t.y, t.z,
                   line.empty() ? "" : " at ", line.c_str(), arrived);
-    g_barrier_skip = buf;
+    skip = buf;
   }
-  if (divergent) {
-    // Compare source lines, not addresses: the compiler may copy a barrier.
-    std::set<std::string> lines;
-    for (unsigned i = 0; i < n; ++i)
-      if (g_fibers[i].state == State::ready && g_fibers[i].site)
-        lines.insert(describe_code_address(static_cast<const char*>(g_fibers[i].site) - 1));
-    if (lines.size() > 1) {
-      std::string list;
-      for (const auto& l : lines) list += (list.empty() ? "" : ", ") + (l.empty() ? std::string("?") : l);
-      // The same mistake as above, seen before any thread finished: a
-      // __syncthreads() inside an `if` some threads of the block skip, while
-      // they wait at the next one (an unseen kernel's `if (t + tx < K)
-      // __syncthreads();`, right on an H100 by luck, 2026-11-24).
-      if (g_barrier_skip.empty()) {
-        const uint3 b = simt_rt_block_idx;
-        char buf[512];
-        std::snprintf(buf, sizeof buf,
-                      "in %s, the threads of block (%u, %u, %u) waited at different __syncthreads() (%s): "
-                      "some skipped one",
-                      where_launched().c_str(), b.x, b.y, b.z, list.c_str());
-        g_barrier_skip = buf;
-      }
-      warn_once(std::string("divergent:") + kernel_name(),
-                "in " + where_launched() + ", the threads of a block wait at different __syncthreads() (" +
-                    list +
-                    "). On a GPU that is undefined behaviour: it may hang or give wrong results. CPU mode "
-                    "lets them all pass.");
-    }
-  }
-  if (g_order_kind == Order::random) std::shuffle(g_order.begin(), g_order.end(), g_rng);
+  Schedule& s = g_scheduler.schedule;
+  if (s.kind == Order::random) std::shuffle(l.order.begin(), l.order.end(), s.rng);
+  return true;
 }
 
 // Runs one block; false if a fiber faulted (not by a signal: that longjmps).
-bool run_block(uint3 bidx, long long linear) {
+bool run_block(LaunchState& l, uint3 bidx, long long linear) {
   simt_rt_block_idx = bidx;
-  poison_shared();
-  const unsigned n = g_launch.threads;
-  const dim3 bd = g_launch.cfg.block;
+  poison_shared(l);
+  const unsigned n = l.threads;
+  const dim3 bd = l.cfg.block;
+  const std::size_t stack_bytes = g_scheduler.stacks.stack_bytes;
   for (unsigned i = 0; i < n; ++i) {
-    Fiber& f = g_fibers[i];
-    f.ctx = fctx::make_fcontext(stack_top(i), g_stack_bytes, fiber_entry);
+    Fiber& f = l.fibers[i];
+    f = Fiber{};
+    f.ctx = fctx::make_fcontext(stack_top(i), stack_bytes, fiber_entry);
     f.tid = uint3{i % bd.x, (i / bd.x) % bd.y, i / (bd.x * bd.y)};
-    f.state = State::ready;
   }
-  if (g_order_kind == Order::random) std::shuffle(g_order.begin(), g_order.end(), g_rng);
+  l.barriers = BlockBarriers{};
+  Schedule& s = g_scheduler.schedule;
+  if (s.kind == Order::random) std::shuffle(l.order.begin(), l.order.end(), s.rng);
   const bool record = access_record_block(linear);
   if (record) access_begin_block(n);
   for (;;) {
     unsigned at_barrier = 0;
     for (unsigned k = 0; k < n; ++k) {
-      const unsigned i = g_order[k];
-      Fiber& f = g_fibers[i];
-      if (f.state != State::ready) continue;
-      g_current = i;
+      const unsigned i = l.order[k];
+      Fiber& f = l.fibers[i];
+      if (f.state != FiberState::ready) continue;
+      l.current = i;
       simt_rt_thread_idx = f.tid;
       if (record) access_set_thread(i);
       simt_access_active = record;
-      g_in_fiber = true;
+      l.in_fiber = true;
       const fctx::transfer_t t = fctx::jump_fcontext(f.ctx, nullptr);
-      g_in_fiber = false;
+      l.in_fiber = false;
       simt_access_active = 0;
       f.ctx = t.fctx;
       switch (reinterpret_cast<std::intptr_t>(t.data)) {
         case kBarrier:
-          f.state = State::barrier;
+          f.state = FiberState::barrier;
           ++at_barrier;
           break;
         case kDone:
-          f.state = State::done;
+          f.state = FiberState::done;
+          f.passed = l.barriers.rounds;
+          l.barriers.most_passed = std::max(l.barriers.most_passed, f.passed);
           break;
         default:
           return false;
       }
     }
     if (at_barrier == 0) break;
-    release_barrier(n);
+    if (!release_barrier(l)) return false;
     if (record) access_barrier();
   }
   if (record) access_end_block();
@@ -597,9 +736,10 @@ cudaError_t check_config(const Config& c, std::string& why) {
   return cudaSuccess;
 }
 
-cudaError_t check_shared(const Launch& l, std::string& why) {
-  auto it = g_static_bytes.find(l.kernel_key);
-  const std::size_t stat = it == g_static_bytes.end() ? 0 : it->second;
+cudaError_t check_shared(const LaunchState& l, std::string& why) {
+  const auto& bytes = g_scheduler.shared.static_bytes;
+  auto it = bytes.find(l.kernel_key);
+  const std::size_t stat = it == bytes.end() ? 0 : it->second;
   int limit = kShared - static_cast<int>(stat);
   if (l.kernel_key) {
     auto lim = dynamic_smem_limits().find(l.kernel_key);
@@ -610,7 +750,7 @@ cudaError_t check_shared(const Launch& l, std::string& why) {
     std::snprintf(buf, sizeof buf,
                   "%s declares %zu bytes of static __shared__ memory; a block may have 48 KiB "
                   "(nvcc refuses to compile this: \"uses too much shared data\")",
-                  kernel_name(), stat);
+                  kernel_name(l), stat);
     why = buf;
     return cudaErrorInvalidValue;
   }
@@ -620,7 +760,7 @@ cudaError_t check_shared(const Launch& l, std::string& why) {
                   "%s asks for %zu bytes of dynamic shared memory, more than its limit of %d bytes "
                   "(48 KiB less the static shared memory, unless cudaFuncSetAttribute("
                   "cudaFuncAttributeMaxDynamicSharedMemorySize) raised it, up to 227 KiB in all)",
-                  kernel_name(), l.cfg.smem, limit);
+                  kernel_name(l), l.cfg.smem, limit);
     why = buf;
     return cudaErrorInvalidValue;
   }
@@ -649,25 +789,26 @@ void warn_host_pointers(const Site& site, const ArgInfo* pointers, int n) {
 // before every block, so a store there shows as a changed byte. (A load
 // there is not seen: it reads the poison, a NaN.)
 // harness/include/cudalab/diagnosis.h kSharedOverrun matches its words.
-std::string shared_overrun(uint3 block) {
+std::string shared_overrun(const LaunchState& l, uint3 block) {
   const auto scan = [](const unsigned char* from, const unsigned char* to, std::size_t& changed,
                        std::size_t& last) {
     changed = 0, last = 0;
     for (const unsigned char* p = from; p < to; ++p)
       if (*p != 0xFF) ++changed, last = static_cast<std::size_t>(p - from) + 1;
   };
+  const SharedArena& sh = g_scheduler.shared;
   std::size_t changed = 0, last = 0, bytes = 0;
   const char* what = "";
-  if (auto it = g_static_range.find(g_launch.kernel_key); it != g_static_range.end() && g_arena) {
-    const std::size_t end = std::min(kArenaBytes, g_arena_used + kSharedSlackBytes);
-    scan(g_arena + it->second.second, g_arena + std::max(end, it->second.second), changed, last);
+  if (auto it = sh.static_range.find(l.kernel_key); it != sh.static_range.end() && sh.arena) {
+    const std::size_t end = std::min(kArenaBytes, sh.arena_used + kSharedSlackBytes);
+    scan(sh.arena + it->second.second, sh.arena + std::max(end, it->second.second), changed, last);
     bytes = it->second.second - it->second.first;
     what = "static __shared__ variables";
   }
-  if (changed == 0 && g_dynamic && g_launch.cfg.smem > 0) {
-    scan(g_dynamic + g_launch.cfg.smem,
-         g_dynamic + std::min(kDynamicBytes, g_launch.cfg.smem + kSharedSlackBytes), changed, last);
-    bytes = g_launch.cfg.smem;
+  if (changed == 0 && sh.dynamic && l.cfg.smem > 0) {
+    scan(sh.dynamic + l.cfg.smem, sh.dynamic + std::min(kDynamicBytes, l.cfg.smem + kSharedSlackBytes),
+         changed, last);
+    bytes = l.cfg.smem;
     what = "dynamic shared memory";
   }
   if (changed == 0) return "";
@@ -683,23 +824,22 @@ std::string shared_overrun(uint3 block) {
 }
 
 enum GridStatus { kGridOk, kGridFault, kGridSignal, kGridShared, kGridOverrun };
-volatile int g_grid_status = kGridOk;
-std::string g_grid_why;
 
-// Runs every block of g_launch; a signal in a fiber longjmps out of here.
-int run_grid() {
-  const Launch& l = g_launch;
-  const bool known_static = g_static_bytes.count(l.kernel_key) != 0;
+// Runs every block of the launch; a signal in a fiber longjmps out of here.
+GridStatus run_grid(LaunchState& l) {
+  SharedArena& sh = g_scheduler.shared;
+  Schedule& s = g_scheduler.schedule;
+  const bool known_static = sh.static_bytes.count(l.kernel_key) != 0;
   const unsigned long long gx = l.cfg.grid.x, gy = l.cfg.grid.y, gz = l.cfg.grid.z;
   const unsigned long long blocks = gx * gy * gz;
   // random: visit the blocks in the order a*i + c (mod blocks), a coprime to blocks.
   unsigned long long a = 1, c = 0;
-  if (g_order_kind == Order::random && blocks > 1) {
-    do a = g_rng() % blocks;
+  if (s.kind == Order::random && blocks > 1) {
+    do a = s.rng() % blocks;
     while (a == 0 || std::gcd(a, blocks) != 1);
-    c = g_rng() % blocks;
+    c = s.rng() % blocks;
   }
-  install_handlers();
+  install_handlers(l);
   for (unsigned long long i = 0; i < blocks; ++i) {
     const unsigned long long b =
         a == 1 && c == 0
@@ -707,21 +847,34 @@ int run_grid() {
             : static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * i + c) % blocks);
     const uint3 bidx{static_cast<unsigned>(b % gx), static_cast<unsigned>((b / gx) % gy),
                      static_cast<unsigned>(b / (gx * gy))};
-    if (!run_block(bidx, static_cast<long long>(b))) return kGridFault;
+    if (!run_block(l, bidx, static_cast<long long>(b))) return kGridFault;
     if (i == 0 && !known_static) {
       // The first block allocated the kernel's static __shared__ variables.
-      g_static_bytes[l.kernel_key];
-      static_shared.hi = reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used;
-      if (check_shared(l, g_grid_why) != cudaSuccess) return kGridShared;
+      sh.static_bytes[l.kernel_key];
+      l.static_shared.hi = reinterpret_cast<std::uintptr_t>(sh.arena) + sh.arena_used;
+      if (check_shared(l, l.refused) != cudaSuccess) return kGridShared;
     }
-    if (std::string why = shared_overrun(bidx); !why.empty()) {
-      g_fault.error = cudaErrorIllegalAddress;
-      g_fault.what = std::move(why);
+    if (std::string why = shared_overrun(l, bidx); !why.empty()) {
+      l.fault.error = cudaErrorIllegalAddress;
+      l.fault.what = std::move(why);
       return kGridOverrun;
     }
   }
   return kGridOk;
 }
+
+// Marks the launch as running (current_launch()) until the scope ends.
+class Running {
+ public:
+  explicit Running(LaunchState& l) : l_(l) { l_.running = true; }
+  ~Running() { l_.running = false; }
+  Running(const Running&) = delete;
+  Running& operator=(const Running&) = delete;
+
+ private:
+  LaunchState& l_;
+};
+
 }  // namespace
 
 }  // namespace simt::detail
@@ -730,14 +883,14 @@ namespace simt {
 
 std::string take_last_launch() {
   std::string s;
-  s.swap(detail::g_last_launch);
+  s.swap(detail::g_scheduler.reports.last_launch);
   return s;
 }
 
 void launch_erased(const Site& site, const Config& cfg, const void* kernel, ThreadBody body, void* closure,
                    const ArgInfo* pointers, int n_pointers) {
   using namespace detail;
-  if (g_running) {
+  if (current_launch()) {
     set_detail("a kernel launched another kernel (dynamic parallelism), which CPU mode does not simulate");
     fail(cudaErrorNotSupported);
     return;
@@ -746,8 +899,8 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
     fail(e);
     return;
   }
-  init_schedule_from_env();
-  g_last_launch =
+  schedule_from_env();
+  g_scheduler.reports.last_launch =
       std::string(site.kernel ? site.kernel : "kernel") + "<<<grid (" + std::to_string(cfg.grid.x) + ", " +
       std::to_string(cfg.grid.y) + ", " + std::to_string(cfg.grid.z) + "), block (" +
       std::to_string(cfg.block.x) + ", " + std::to_string(cfg.block.y) + ", " + std::to_string(cfg.block.z) +
@@ -758,14 +911,14 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
     fail(e);
     return;
   }
-  Launch l;
+  LaunchState& l = g_launch;
+  l.reset();
   l.site = &site;
   l.cfg = cfg;
   l.kernel_key = kernel ? kernel : static_cast<const void*>(site.kernel);
   l.body = body;
   l.closure = closure;
   l.threads = cfg.block.x * cfg.block.y * cfg.block.z;
-  g_launch = l;
   if (cudaError_t e = check_shared(l, why)) {
     set_detail(why);
     fail(e);
@@ -774,149 +927,192 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
   warn_host_pointers(site, pointers, n_pointers);
 
   init_stacks();
-  if (!g_arena) {
-    g_arena = map_or_die(kArenaBytes, "static shared memory");
-    g_dynamic = map_or_die(kDynamicBytes, "dynamic shared memory");
-    std::memset(g_dynamic, 0xFF, kDynamicBytes);
+  SharedArena& sh = g_scheduler.shared;
+  if (!sh.arena) {
+    sh.arena = map_or_die(kArenaBytes, "static shared memory");
+    sh.dynamic = map_or_die(kDynamicBytes, "dynamic shared memory");
+    std::memset(sh.dynamic, 0xFF, kDynamicBytes);
   }
-  static_shared = SharedRange{reinterpret_cast<std::uintptr_t>(g_arena),
-                              reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used};
-  dynamic_shared = SharedRange{reinterpret_cast<std::uintptr_t>(g_dynamic),
-                               reinterpret_cast<std::uintptr_t>(g_dynamic) + cfg.smem};
-  g_fibers.assign(l.threads, Fiber{});
-  make_order(l.threads);
+  l.static_shared = SharedRange{reinterpret_cast<std::uintptr_t>(sh.arena),
+                                reinterpret_cast<std::uintptr_t>(sh.arena) + sh.arena_used};
+  l.dynamic_shared = SharedRange{reinterpret_cast<std::uintptr_t>(sh.dynamic),
+                                 reinterpret_cast<std::uintptr_t>(sh.dynamic) + cfg.smem};
+  l.fibers.assign(l.threads, Fiber{});
+  make_order(l);
   simt_rt_block_dim = cfg.block;
   simt_rt_grid_dim = cfg.grid;
-  g_fault = Fault{};
   access_begin_launch(site, cfg);
 
-  DeviceAccess open;  // the kernel's threads may touch device memory; host code may not
-  g_running = true;
-  if (sigsetjmp(g_abort, 1) == 0) {
-    g_grid_status = run_grid();
-  } else {
-    g_grid_status = kGridSignal;
+  GridStatus status;
+  {
+    DeviceAccess open;  // the kernel's threads may touch device memory; host code may not
+    Running running(l);
+    if (sigsetjmp(l.abort, 1) == 0) {
+      status = run_grid(l);
+    } else {
+      status = kGridSignal;
+    }
+    restore_handlers(l);
+    l.in_fiber = false;
+    simt_access_active = 0;
   }
-  restore_handlers();
-  g_running = false;
-  g_in_fiber = false;
-  simt_access_active = 0;
-  if (g_grid_status == kGridShared) {
-    set_detail(g_grid_why);
+  if (status == kGridShared) {
+    set_detail(l.refused);
     fail(cudaErrorInvalidValue);
     return;
   }
-  if (g_grid_status != kGridOk) {
-    const std::string what = g_grid_status == kGridSignal ? describe_signal_fault()
-                             : g_grid_status == kGridOverrun
-                                 ? g_fault.what
-                                 : thread_block(g_fault.thread, g_fault.block) + " " + g_fault.what;
+  if (status != kGridOk) {
+    const std::string what = status == kGridSignal ? describe_signal_fault(l.fault)
+                             : status == kGridOverrun || l.fault.whole_block
+                                 ? l.fault.what
+                                 : thread_block(l.fault.thread, l.fault.block) + " " + l.fault.what;
     const std::string msg =
-        std::string(cudaGetErrorName(g_fault.error)) + " in " + where_launched() + ": " + what;
+        std::string(cudaGetErrorName(l.fault.error)) + " in " + where_launched(l) + ": " + what;
     std::fprintf(stderr, "cudalab CPU mode: %s\n", msg.c_str());
-    set_pending(g_fault.error, msg);
+    set_pending(l.fault.error, msg);
   }
 }
 
 void set_schedule(const std::string& spec) {
-  detail::init_schedule_from_env();
-  if (!detail::parse_schedule(spec, detail::g_order_kind, detail::g_seed))
+  detail::Schedule& s = detail::schedule_from_env();
+  if (!detail::parse_schedule(spec, s.kind, s.seed))
     throw std::invalid_argument("not a schedule: \"" + spec + "\" (inorder, reverse, random:SEED)");
-  detail::g_rng.seed(detail::g_seed);
+  s.rng.seed(s.seed);
 }
 
 std::string take_barrier_skip() {
   std::string out;
-  out.swap(detail::g_barrier_skip);
+  out.swap(detail::g_scheduler.reports.barrier_skip);
   return out;
 }
 
 std::string schedule() {
-  detail::init_schedule_from_env();
-  switch (detail::g_order_kind) {
+  const detail::Schedule& s = detail::schedule_from_env();
+  switch (s.kind) {
     case detail::Order::inorder:
       return "inorder";
     case detail::Order::reverse:
       return "reverse";
     case detail::Order::random:
-      return "random:" + std::to_string(detail::g_seed);
+      return "random:" + std::to_string(s.seed);
   }
   return "?";
 }
 
+void reset_for_tests() {
+  using namespace detail;
+  if (current_launch()) throw std::logic_error("simt::reset_for_tests() inside a kernel");
+  g_launch.reset();
+  reset_errors_for_tests();
+  g_scheduler.schedule = Schedule{};
+  g_scheduler.reports = Reports{};
+  simt_rt_thread_idx = simt_rt_block_idx = uint3{0, 0, 0};
+  simt_rt_block_dim = simt_rt_grid_dim = dim3(1, 1, 1);
+}
+
 void* dynamic_shared_memory() {
-  if (!detail::g_dynamic) {
-    detail::g_dynamic = detail::map_or_die(detail::kDynamicBytes, "dynamic shared memory");
-    std::memset(detail::g_dynamic, 0xFF, detail::kDynamicBytes);
+  detail::SharedArena& sh = detail::g_scheduler.shared;
+  if (!sh.dynamic) {
+    sh.dynamic = detail::map_or_die(detail::kDynamicBytes, "dynamic shared memory");
+    std::memset(sh.dynamic, 0xFF, detail::kDynamicBytes);
   }
-  return detail::g_dynamic;
+  return sh.dynamic;
 }
 
 void* shared_storage(std::size_t bytes, std::size_t align) {
   using namespace detail;
-  if (!g_arena) g_arena = map_or_die(kArenaBytes, "static shared memory");
+  SharedArena& sh = g_scheduler.shared;
+  if (!sh.arena) sh.arena = map_or_die(kArenaBytes, "static shared memory");
   if (align < 16) align = 16;
-  std::size_t at = (g_arena_used + align - 1) / align * align;
+  std::size_t at = (sh.arena_used + align - 1) / align * align;
   if (at + bytes > kArenaBytes) {
     std::fprintf(stderr, "cudalab CPU mode: more than %zu MiB of static __shared__ variables\n",
                  kArenaBytes >> 20);
     std::abort();
   }
-  g_arena_used = at + bytes;
+  sh.arena_used = at + bytes;
   // The slack after it too: poison_shared() covered only the slack of the
   // variables before, and shared_overrun() reads it.
-  std::memset(g_arena + at, 0xFF, std::min(kArenaBytes - at, bytes + kSharedSlackBytes));
-  if (g_running) {
-    g_static_bytes[g_launch.kernel_key] += bytes;
-    auto [range, fresh] = g_static_range.try_emplace(g_launch.kernel_key, at, at + bytes);
+  std::memset(sh.arena + at, 0xFF, std::min(kArenaBytes - at, bytes + kSharedSlackBytes));
+  if (LaunchState* l = current_launch()) {
+    sh.static_bytes[l->kernel_key] += bytes;
+    auto [range, fresh] = sh.static_range.try_emplace(l->kernel_key, at, at + bytes);
     if (!fresh)
       range->second = {std::min(range->second.first, at), std::max(range->second.second, at + bytes)};
-    static_shared.hi = reinterpret_cast<std::uintptr_t>(g_arena) + g_arena_used;
+    l->static_shared.hi = reinterpret_cast<std::uintptr_t>(sh.arena) + sh.arena_used;
   }
-  return g_arena + at;
+  return sh.arena + at;
 }
 
 }  // namespace simt
 
 // --- the device functions
 
-void __syncthreads() {
-  using namespace simt::detail;
-  if (!g_in_fiber) return;
-  Fiber& f = g_fibers[g_current];
-  f.site = __builtin_return_address(0);
-  f.predicate = 0;
-  const fctx::transfer_t t = fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kBarrier));
-  g_sched = t.fctx;
-}
-
 namespace {
-int sync_with(int predicate, const void* site) {
-  using namespace simt::detail;
-  if (!g_in_fiber) return predicate != 0;
-  Fiber& f = g_fibers[g_current];
+// Waits at the barrier at `site`. Returns the threads that gave a predicate
+// other than 0, and (through `arrived`) the threads that waited.
+int sync_at(const simt::SyncSite* site, int predicate, int* arrived) {
+  using simt::detail::g_launch;
+  if (!g_launch.in_fiber) {
+    *arrived = 1;
+    return predicate != 0;
+  }
+  simt::detail::Fiber& f = g_launch.fibers[g_launch.current];
   f.site = site;
   f.predicate = predicate;
-  const fctx::transfer_t t = fctx::jump_fcontext(g_sched, reinterpret_cast<void*>(kBarrier));
-  g_sched = t.fctx;
-  return g_barrier_count;
+  const fctx::transfer_t t =
+      fctx::jump_fcontext(g_launch.scheduler_ctx, reinterpret_cast<void*>(simt::detail::kBarrier));
+  g_launch.scheduler_ctx = t.fctx;
+  *arrived = g_launch.barriers.arrived;
+  return g_launch.barriers.count;
 }
 }  // namespace
 
+// The plain barrier, the one every tiled kernel calls in its loop: no count.
+void __syncthreads(const simt::SyncSite* site) {
+  using simt::detail::g_launch;
+  if (!g_launch.in_fiber) return;
+  simt::detail::Fiber& f = g_launch.fibers[g_launch.current];
+  f.site = site;
+  f.predicate = 0;
+  const fctx::transfer_t t =
+      fctx::jump_fcontext(g_launch.scheduler_ctx, reinterpret_cast<void*>(simt::detail::kBarrier));
+  g_launch.scheduler_ctx = t.fctx;
+}
+int __syncthreads_count(int predicate, const simt::SyncSite* site) {
+  int arrived;
+  return sync_at(site, predicate, &arrived);
+}
+int __syncthreads_and(int predicate, const simt::SyncSite* site) {
+  int arrived;
+  return sync_at(site, predicate, &arrived) == arrived;
+}
+int __syncthreads_or(int predicate, const simt::SyncSite* site) {
+  int arrived;
+  return sync_at(site, predicate, &arrived) > 0;
+}
+
+void __syncthreads() {
+  int arrived;
+  sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), 0, &arrived);
+}
 int __syncthreads_count(int predicate) {
-  return sync_with(predicate, __builtin_return_address(0));
+  int arrived;
+  return sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), predicate, &arrived);
 }
 int __syncthreads_and(int predicate) {
-  const int n = sync_with(predicate, __builtin_return_address(0));
-  return n == simt::detail::g_barrier_arrived;
+  int arrived;
+  return sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), predicate, &arrived) == arrived;
 }
 int __syncthreads_or(int predicate) {
-  return sync_with(predicate, __builtin_return_address(0)) > 0;
+  int arrived;
+  return sync_at(simt::detail::unnamed_site(__builtin_return_address(0)), predicate, &arrived) > 0;
 }
 
 void __trap() {
   using namespace simt::detail;
-  if (!g_in_fiber) std::abort();
+  LaunchState* l = current_launch();
+  if (!l || !l->in_fiber) std::abort();
   fault_from_fiber(cudaErrorLaunchFailure, "called __trap()");
 }
 
@@ -925,8 +1121,8 @@ void __trap() {
 extern "C" void __assert_fail(const char* assertion, const char* file, unsigned int line,
                               const char* function) noexcept {
   using namespace simt::detail;
-  if (g_in_fiber) {
-    const uint3 t = g_fibers[g_current].tid, b = simt_rt_block_idx;
+  if (LaunchState* l = current_launch(); l && l->in_fiber) {
+    const uint3 t = l->fibers[l->current].tid, b = simt_rt_block_idx;
     std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
                  line, function, b.x, b.y, b.z, t.x, t.y, t.z, assertion);
     char buf[1024];

@@ -472,6 +472,28 @@ TEST_CASE("Threads that skip a barrier are told to keep it out of branches, in t
                     Catch::Contains("past the edge of out") && !Catch::Contains("outside C"));
 }
 
+TEST_CASE("A launch CPU mode stopped at a barrier not every thread reaches leads with that barrier") {
+  // What harness/src/run.cpp records for simt's error (its words from
+  // kBarrierNotReached on), at a ragged shape of a tiled matmul whose first
+  // __syncthreads() sits inside `if (t + tx < K)`.
+  ShapeFacts f = shape("M=17 N=33 K=9", false);
+  f.launch_failed = true;
+  f.launch_error = "the kernel failed while running: unspecified launch failure (cudaErrorLaunchFailure)";
+  f.launch_advice =
+      std::string(cudalab::diagnosis::kBarrierNotReached) +
+      ": the __syncthreads() at matmul_tiled.cu:45 was reached by 144 of the 256 threads of block "
+      "(0, 0, 0), while threads 9..15, 25..31 wait at another __syncthreads() at "
+      "matmul_tiled.cu:51: a barrier inside a branch (or a loop) that not every thread of the "
+      "block takes (your launch: matmul_tiled_kernel<<<grid (3, 2, 1), block (16, 16, 1)>>>)";
+  const std::string s = lead({matmul(16, 16, 16, true), f});
+  INFO(s);
+  CHECK_THAT(s, Catch::StartsWith("a __syncthreads() that some threads never reach: at M=17 N=33 K=9, the "
+                                  "__syncthreads() at matmul_tiled.cu:45 was reached by 144 of the 256"));
+  CHECK_THAT(s, Catch::Contains("CPU mode stopped the kernel there (the kernel failed while running: "
+                                "unspecified launch failure (cudaErrorLaunchFailure))") &&
+                    !Catch::Contains("the launch fails"));
+}
+
 TEST_CASE("Writes past the end at every failing shape, with a few wrong values, lead with the edge threads") {
   // A naive matmul with `if (row > M || col > N) return;` (unseen kernel, H100
   // 2026-11-24): at 1x1x1 the values are right but 2 floats land past the

@@ -76,6 +76,11 @@ void pause(bool paused);
 // kernel's shared memory (simt/src/scheduler.cpp shared_overrun): such a
 // launch's advice is what simt saw, and it leads.
 inline constexpr const char* kSharedOverrun = "wrote past the end of the kernel's";
+// In CPU mode, the words that begin simt's launch error for a __syncthreads()
+// that not every thread of a block reaches (simt/src/scheduler.cpp
+// barrier_not_reached): such a launch leads with that barrier, as a barrier
+// that threads skipped by returning does.
+inline constexpr const char* kBarrierNotReached = "a __syncthreads() that some threads never reach";
 
 // The hooks (run.cpp, compare.cpp): each adds to the shape of its label.
 void launch_failed(const std::string& label, const std::string& error, const std::string& advice,

@@ -49,10 +49,37 @@ extern const dim3 gridDim __asm__("simt_gridDim");
 constexpr int warpSize = 32;
 
 // --- synchronisation
+namespace simt {
+// A __syncthreads() call's place in the source. The macros below give each
+// call written in the source its own (a static), which the compiler keeps
+// where it copies the call: threads of a block that wait at different ones
+// stop the launch, as do other barriers not every thread reaches
+// (simt/README.md, "Barriers").
+struct SyncSite {
+  const char* file;
+  int line;
+};
+}  // namespace simt
+// Called without the macros, the call's return address stands for its place.
 void __syncthreads();
+void __syncthreads(const simt::SyncSite* site);
 int __syncthreads_count(int predicate);
+int __syncthreads_count(int predicate, const simt::SyncSite* site);
 int __syncthreads_and(int predicate);
+int __syncthreads_and(int predicate, const simt::SyncSite* site);
 int __syncthreads_or(int predicate);
+int __syncthreads_or(int predicate, const simt::SyncSite* site);
+#ifndef SIMT_RUNTIME_INTERNAL
+#define SIMT_SYNC_SITE                                               \
+  ([]() -> const ::simt::SyncSite* {                                 \
+    static constexpr ::simt::SyncSite simt_site{__FILE__, __LINE__}; \
+    return &simt_site;                                               \
+  }())
+#define __syncthreads() __syncthreads(SIMT_SYNC_SITE)
+#define __syncthreads_count(...) __syncthreads_count((__VA_ARGS__), SIMT_SYNC_SITE)
+#define __syncthreads_and(...) __syncthreads_and((__VA_ARGS__), SIMT_SYNC_SITE)
+#define __syncthreads_or(...) __syncthreads_or((__VA_ARGS__), SIMT_SYNC_SITE)
+#endif
 // One OS thread runs every fiber, so memory is always coherent: fences only
 // keep the compiler from moving memory accesses across them.
 inline void __threadfence() {

@@ -41,6 +41,13 @@ std::string take_barrier_skip();
 // would have to exit).
 void reset_errors_for_tests();
 
+// Tests only: forget what launches left behind, as in a fresh process: every
+// error (as reset_errors_for_tests), the reports above (take_last_launch,
+// take_barrier_skip), the warnings already given (they are given again), and
+// the schedule (back to CUDALAB_SIMT_SCHEDULE, or inorder). Device memory
+// and the access report stay. Not inside a kernel (std::logic_error).
+void reset_for_tests();
+
 // "file:line" for a code address, from the debug information (addr2line);
 // "" when there is none.
 std::string describe_code_address(const void* pc);
