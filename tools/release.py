@@ -48,7 +48,9 @@ EXCLUDED = {"simt/tests", "grader/autograder"}
 # Files that go elsewhere in the release: the GitHub Classroom workflow, kept
 # out of .github/ here so that it does not run on the instructor's repository.
 MOVED = {"tools/classroom.yml": ".github/workflows/classroom.yml"}
-JUNK = re.compile(r"(^|/)(__pycache__|\.git|build[^/]*|.*\.pyc|.*\.o|.*~|\.#.*)$")
+JUNK = re.compile(r"(^|/)(__pycache__|\.git|.*\.pyc|.*\.o|.*~|\.#.*)$")
+# Build folders are folders: a source file may be named build.cpp.
+JUNK_DIR = re.compile(r"(^|/)(__pycache__|\.git|build[^/]*)$")
 
 DEFAULT_ARCHS = [75, 80, 86, 89, 90]
 
@@ -106,7 +108,7 @@ def copy_tree(src_root, out):
         for dirpath, dirnames, filenames in os.walk(os.path.join(src_root, top)):
             reldir = os.path.relpath(dirpath, src_root)
             dirnames[:] = sorted(d for d in dirnames
-                                 if os.path.join(reldir, d) not in EXCLUDED and not JUNK.search(d))
+                                 if os.path.join(reldir, d) not in EXCLUDED and not JUNK_DIR.search(d))
             for name in sorted(filenames):
                 if JUNK.search(name):
                     continue
