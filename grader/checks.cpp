@@ -99,32 +99,6 @@ class Descriptor {
 
 }  // namespace
 
-double check_limit(double reference_s, double cap_s, bool speed) {
-  if (reference_s <= 0) return cap_s;
-  const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
-  const double limit = std::max(rule.floor_s, rule.factor * reference_s);
-  if (cap_s <= 0) return limit;
-  return std::min(limit, std::max(cap_s, kCapMargin * reference_s));
-}
-
-std::string describe_limit(double limit_s, double reference_s, bool speed) {
-  // Whole seconds, as the limit is meant; tenths for a short reference.
-  const auto secs = [](double s) { return s < 10 ? fmt::format("{:.1f} s", s) : fmt::format("{:.0f} s", s); };
-  const std::string limit = fmt::format("{:.0f} s", limit_s);
-  if (reference_s <= 0) return limit;
-  const LimitRule rule = speed ? kSpeedLimit : kCorrectnessLimit;
-  if (std::abs(limit_s - kCapMargin * reference_s) < 1e-9 && kCapMargin < rule.factor)
-    return fmt::format("{} (twice the reference solution's {}: the lab's or course's limit is less)", limit,
-                       secs(reference_s));
-  if (limit_s < rule.factor * reference_s - 1e-9)
-    return fmt::format("{} (the lab's or course's limit; the reference solution took {})", limit,
-                       secs(reference_s));
-  if (limit_s > rule.factor * reference_s + 1e-9)
-    return fmt::format("{} (the least a check gets; the reference solution took {})", limit,
-                       secs(reference_s));
-  return fmt::format("{} ({:g} x the reference solution's {})", limit, rule.factor, secs(reference_s));
-}
-
 std::string summarize_sanitizer(const std::string& tool, const std::string& output) {
   std::istringstream in(output);
   std::vector<std::string> block;
@@ -282,12 +256,18 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   }
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
   opt.argv.push_back(check.name);
-  opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
-  if (ctx.max_timeout_s > 0) opt.timeout_s = std::min(opt.timeout_s, ctx.max_timeout_s);
-  // The grader's student runs: a limit from the reference's time (check_limit).
-  const double reference_s = ctx.sanitizer.empty() ? ctx.reference_s : 0;
-  const bool speed = check.kind == CheckKind::speed;
-  if (reference_s > 0) opt.timeout_s = check_limit(reference_s, opt.timeout_s, speed);
+  RunLimitInputs in;
+  in.lab_s = check.timeout_s > 0 ? check.timeout_s : lab.timeout_s;
+  in.course_cap_s = ctx.course_cap_s;
+  in.reference_s = ctx.reference_s;
+  in.speed = check.kind == CheckKind::speed;
+  in.sanitizer = !ctx.sanitizer.empty();
+  in.role = ctx.role;
+  opt.timeout_s = check_run_limit(in);
+  // What a timeout's message names: the reference's time where it set the limit.
+  const double reference_s =
+      ctx.role == RunRole::student && ctx.sanitizer.empty() ? std::max(0.0, ctx.reference_s) : 0;
+  const bool speed = in.speed;
   std::vector<std::string> extra = ctx.extra_env;
   // The scratch folder is the check's working directory: a relative name lands there.
   const std::string access_name = ctx.access_out.extension() == ".json" ? "access.json" : "access.txt";
@@ -296,7 +276,6 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   if (!ctx.sanitizer.empty()) {
     opt.argv.insert(opt.argv.begin(), {"compute-sanitizer", "--tool", ctx.sanitizer, "--error-exitcode",
                                        std::to_string(kSanitizerExit), "--print-limit", "20"});
-    opt.timeout_s *= 10;
     extra.push_back("CUDALAB_SANITIZER=" + ctx.sanitizer);
     // Exact allocations: a write past a buffer must leave it for memcheck to see it.
     if (ctx.sanitizer == "memcheck") extra.push_back("CUDALAB_GUARD_BYTES=0");

@@ -10,6 +10,7 @@
 #include "cudalab/manifest.h"
 #include "cudalab/vocabulary.h"
 #include "cudalab/vocabulary_fmt.h"
+#include "limits.h"
 
 namespace cudalab {
 
@@ -43,7 +44,10 @@ struct RunContext {
   // compute-sanitizer tool to run the check under ("" none): memcheck,
   // racecheck, synccheck or initcheck. Speed checks are then not run.
   std::string sanitizer;
-  double max_timeout_s = 0;  // caps the lab's per-check timeout when > 0
+  // Its time limit (limits.h check_run_limit): whose run it is, and
+  // course.toml's check_timeout_s (<= 0: none).
+  RunRole role = RunRole::student;
+  double course_cap_s = 0;
   // Correctness checks: where the test process's evidence goes (kept there:
   // the reference's run), or the reference's evidence to judge it against
   // (the student's run: the evidence is then a scratch file). Both empty: no
@@ -51,10 +55,9 @@ struct RunContext {
   std::filesystem::path evidence_out;
   std::filesystem::path reference_evidence;
   // > 0: the reference solution's wall time on this check (same seed, mode
-  // and machine): the limit is then check_limit(reference_s, the lab's
-  // limit, speed) instead of the lab's limit, and a timeout says both. The
-  // grader's student runs only (./cudalab test and sanitizer runs keep the
-  // lab's limit).
+  // and machine): a student's run then gets check_limit(reference_s, ...)
+  // (limits.h), and a timeout says both. The grader's student runs only
+  // (./cudalab test and sanitizer runs keep the lab's limit).
   double reference_s = 0;
   // Speed checks (cudalab/replay.h). The student's run: where its launch
   // trace goes (the check then ends untimed). The grader's replay (the
@@ -66,35 +69,6 @@ struct RunContext {
   // only place it may write, and run_check copies it here.
   std::filesystem::path access_out;
 };
-
-// A graded check's wall-clock limit from the reference solution's time on it:
-// factor x the reference's seconds, at least the floor, at most
-// cap_s (lab.toml's timeout_s, capped by course.toml's check_timeout_s).
-// A submission whose kernel never returns then costs about ten reference
-// runs, not minutes. Correctness: 10 x, at least 10 s: a correct kernel ten
-// times slower than the reference's still finishes (the checks' time is
-// mostly the process, the inputs and the CPU's expected values, which do not
-// grow with a slow kernel), and the floor absorbs a reference timed on a
-// quiet machine against a student run on a busy one. Speed: 20 x, at least
-// 20 s: the timing repeats until the noise is small, so a slow but correct
-// kernel is timed for longer than the reference (the credit curve still
-// gives points at a fraction of its speed). reference_s <= 0 (no reference
-// time): cap_s. A cap below twice the reference's own time yields to that
-// (kCapMargin): the reference must fit with room for a busy machine, or
-// every correct submission times out (CI: a course's 20 s against a CPU-mode
-// reference of 24 s took a solution's 20 points).
-struct LimitRule {
-  double factor, floor_s;
-};
-inline constexpr LimitRule kCorrectnessLimit{10, 10}, kSpeedLimit{20, 20};
-inline constexpr double kCapMargin = 2;
-double check_limit(double reference_s, double cap_s, bool speed);
-// "12 s (10 x the reference solution's 1.2 s)", "10 s (the least a check gets;
-// the reference solution took 0.3 s)", "20 s (the lab's or course's limit; the
-// reference solution took 9.1 s)", "48 s (twice the reference solution's 24 s:
-// the lab's or course's limit is less)"; "120 s" without a reference time.
-// Host-only (tested).
-std::string describe_limit(double limit_s, double reference_s, bool speed);
 
 // The sanitizer's first report, the kernel it names and its summary line, for
 // the student; "" if it reported nothing. Host-only (tested).

@@ -148,7 +148,6 @@ constexpr const char* kLoopLead = "Diagnosis: a loop that never ends, or runs fa
 constexpr const char* kLoopLook =
     "Look for a loop whose index never advances or whose condition never turns false, or whose step is "
     "too small (a grid-stride loop must step by the whole grid, blockDim.x * gridDim.x).";
-constexpr double kSecondLookLimit_s = 90;
 
 // "10 s (the least a check gets; ...)" of a timed-out check's message.
 std::string limit_of(const CheckResult& r) {
@@ -195,7 +194,7 @@ bool names_unfilled_shared(const std::string& text) {
 // gallery 60's ragged shapes took about 10 s in CPU mode (H100, 2026-11-25);
 // an access past a shared array, or a race, shows at any shape.
 void quick_look(RunContext& c) {
-  c.max_timeout_s = kHangLookLimit_s;
+  c.role = RunRole::hang_look;
   c.extra_env.push_back("CUDALAB_QUICK_LOOK=1");
 }
 
@@ -212,7 +211,7 @@ RunContext plain(const RunContext& ctx) {
   c.replay_code.clear();
   c.access_out.clear();
   // Words, not points: a second look never holds a grade for long.
-  if (c.max_timeout_s <= 0 || c.max_timeout_s > kSecondLookLimit_s) c.max_timeout_s = kSecondLookLimit_s;
+  c.role = RunRole::second_look;
   return c;
 }
 
@@ -395,7 +394,6 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
   if (kind == SecondOpinion::racecheck) {
     RunContext c = plain(ctx);
     c.sanitizer = "racecheck";
-    c.max_timeout_s /= 10;  // run_check gives a sanitizer ten times the check's limit
     const CheckResult s = run_check(c, lab, check);
     merge_racecheck(s, r);
     if (s.verdict == Verdict::timeout) return true;

@@ -10,6 +10,8 @@
 #include <functional>
 #include <string>
 
+#include "limits.h"
+
 namespace cudalab {
 
 // The lead (no "Diagnosis: " prefix, no final period) from an access report
@@ -93,9 +95,6 @@ bool lead_hang_in_cpu_mode(CheckResult& r);
 // look because `hung`, another check of its lab, hung in CPU mode too: the
 // loop leads, saying so. True if r changed. Host-only (tested).
 bool lead_hang_like(const std::string& hung, CheckResult& r);
-// The limit of CPU mode's look at a check that hung on the GPU: a submission
-// that hangs in every check of a lab should cost about 30 s.
-inline constexpr double kHangLookLimit_s = 10;
 // Runs the second opinion `kind` of `check` in `ctx` (its evidence and timing
 // fields cleared; for CPU mode its binary replaced by what `cpu_binary`
 // returns, built on demand: "" where it cannot be) and merges it into r; an

@@ -158,7 +158,7 @@ namespace {
 // could be a Python traceback.
 std::string extractor_failure(const ProcessResult& p) {
   if (!p.started) return fmt::format("python3 could not be started to unpack it ({})", p.error);
-  if (p.timed_out) return fmt::format("unpacking it took more than {:g} s", kExtractTimeoutS);
+  if (p.timed_out) return fmt::format("unpacking it took more than {:g} s", kExtractLimit_s);
   if (p.signal == 0 && p.exit_code == 2 &&
       p.output.find("Traceback (most recent call last)") == std::string::npos) {
     std::string last;
@@ -193,7 +193,7 @@ bool extract_archive(const fs::path& archive, const fs::path& dest, const fs::pa
               archive.string(),
               dest.string(),
               std::to_string(kMaxArchiveMemberBytes)};
-  opt.timeout_s = kExtractTimeoutS;
+  opt.timeout_s = kExtractLimit_s;
   opt.output_cap = kMaxExtractOutputBytes;
   const ProcessResult p = run_process(opt);
   if (!p.ok()) {

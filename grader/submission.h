@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cudalab/manifest.h"
+#include "limits.h"
 
 namespace cudalab {
 
@@ -25,7 +26,6 @@ inline constexpr std::uintmax_t kMaxArchiveBytes = 64 << 20;        // written i
 inline constexpr std::uintmax_t kMaxArchiveMemberBytes = 10 << 20;  // one member; bigger ones skipped
 inline constexpr int kMaxArchiveRatio = 100;  // a .zip member over 1 MiB compressed more: skipped
 inline constexpr int kMaxArchiveDepth = 16;   // folders; deeper members skipped
-inline constexpr double kExtractTimeoutS = 120;
 // What extract_archive reads of the extractor's output: its listing of
 // skipped members is about 32 KiB at most (100 lines of 200-character names).
 inline constexpr std::size_t kMaxExtractOutputBytes = 256 * 1024;
@@ -57,7 +57,7 @@ std::string printable(const std::string& s);
 // extractor's one line) when it has more than kMaxArchiveMembers entries or
 // unpacks to more than kMaxArchiveBytes (declared sizes checked first, then
 // every byte counted as it is written; a .tar.gz's stream is decompressed no
-// further), is damaged, or takes more than kExtractTimeoutS. A member is
+// further), is damaged, or takes more than kExtractLimit_s (limits.h). A member is
 // skipped, and listed in `ignored`, when it is over kMaxArchiveMemberBytes, a
 // .zip member compressed more than kMaxArchiveRatio:1, deeper than
 // kMaxArchiveDepth folders, a link or device, or named unsafely (absolute,

@@ -168,7 +168,7 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
     deps_cmd.push_back("-M");
     ProcessOptions opt;
     opt.cwd = build_.string();
-    opt.timeout_s = std::min(120.0, cfg_.course.build_timeout_s);
+    opt.timeout_s = std::min(kIncludeListLimit_s, cfg_.course.build_timeout_s);
     opt.output_cap = 4 << 20;
     opt.niceness = 10;  // like the build it checks
     fs::path scratch;

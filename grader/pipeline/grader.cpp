@@ -81,7 +81,7 @@ Grader::Checking Grader::begin_checks(Staged st) {
     // The GPU, once per submission (a previous one may have left it unusable).
     ProcessOptions probe;
     probe.argv = {(build(c.staged.slot) / "harness" / "cudalab-gpuinfo").string()};
-    probe.timeout_s = 60;
+    probe.timeout_s = kGpuProbeLimit_s;
     if (!c.staged.gpu.empty()) {
       std::map<std::string, std::string> env = minimal_environment();
       env["CUDA_VISIBLE_DEVICES"] = c.staged.gpu;
@@ -100,7 +100,7 @@ Grader::Checking Grader::begin_checks(Staged st) {
   ctx.seed = cfg_.seed;
   ctx.work_dir = cfg_.work_dir / "records";
   ctx.clean_env = true;
-  ctx.max_timeout_s = cfg_.course.check_timeout_s;
+  ctx.course_cap_s = cfg_.course.check_timeout_s;
   // This submission's GPU alone, for its checks and for the reference runs
   // they cause (the reference's evidence does not depend on which GPU of a
   // host ran it).

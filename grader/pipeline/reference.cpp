@@ -93,7 +93,7 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   rc.evidence_out = file.string() + "." + host + "-" + run_stem(lab.id, check.id) + ".tmp";
-  rc.max_timeout_s = 0;  // the course's cap is for students; the reference gets the lab's own limit
+  rc.role = RunRole::reference;  // the course's cap is for students; the reference gets the lab's own limit
   const CheckResult r = run_reference_check(rc, lab, check).said;
   if (!r.passed()) {
     fs::remove(rc.evidence_out, ec);
@@ -123,7 +123,7 @@ double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab
   rc.reference_evidence.clear();
   rc.evidence_out.clear();
   rc.reference_s = 0;
-  rc.max_timeout_s = 0;
+  rc.role = RunRole::reference;
   const CheckResult r = run_reference_check(rc, lab, check).said;
   // Its time counts if the check ran to its end (a pass, or a ratio below the
   // threshold on this GPU, or "not run" in CPU mode); a hang or a crash of the
