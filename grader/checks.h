@@ -10,7 +10,7 @@
 #include "cudalab/manifest.h"
 #include "cudalab/vocabulary.h"
 #include "cudalab/vocabulary_fmt.h"
-#include "limits.h"
+#include "time_limits.h"
 
 namespace cudalab {
 
@@ -44,7 +44,7 @@ struct RunContext {
   // compute-sanitizer tool to run the check under ("" none): memcheck,
   // racecheck, synccheck or initcheck. Speed checks are then not run.
   std::string sanitizer;
-  // Its time limit (limits.h check_run_limit): whose run it is, and
+  // Its time limit (time_limits.h check_run_limit): whose run it is, and
   // course.toml's check_timeout_s (<= 0: none).
   RunRole role = RunRole::student;
   double course_cap_s = 0;
@@ -56,7 +56,7 @@ struct RunContext {
   std::filesystem::path reference_evidence;
   // > 0: the reference solution's wall time on this check (same seed, mode
   // and machine): a student's run then gets check_limit(reference_s, ...)
-  // (limits.h), and a timeout says both. The grader's student runs only
+  // (time_limits.h), and a timeout says both. The grader's student runs only
   // (./cudalab test and sanitizer runs keep the lab's limit).
   double reference_s = 0;
   // Speed checks (cudalab/replay.h). The student's run: where its launch

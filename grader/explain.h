@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "limits.h"
+#include "time_limits.h"
 
 namespace cudalab {
 

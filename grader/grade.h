@@ -173,7 +173,7 @@ class Grader {
   // kept (a batch reuses it), rebuilt when the reference binary is newer.
   // Empty with `error` set if there is none.
   // `seconds`: that run's wall time, kept beside the evidence (<check>.seconds):
-  // the student's limit on the check is a multiple of it (checks.h check_limit).
+  // the student's limit on the check is a multiple of it (time_time_limits.h check_limit).
   std::filesystem::path reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
                                            bool cpu_mode, std::string& error, double* seconds = nullptr);
   // The reference solution's wall time on a speed check at this seed and mode:

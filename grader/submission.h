@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "cudalab/manifest.h"
-#include "limits.h"
+#include "time_limits.h"
 
 namespace cudalab {
 
@@ -57,7 +57,7 @@ std::string printable(const std::string& s);
 // extractor's one line) when it has more than kMaxArchiveMembers entries or
 // unpacks to more than kMaxArchiveBytes (declared sizes checked first, then
 // every byte counted as it is written; a .tar.gz's stream is decompressed no
-// further), is damaged, or takes more than kExtractLimit_s (limits.h). A member is
+// further), is damaged, or takes more than kExtractLimit_s (time_limits.h). A member is
 // skipped, and listed in `ignored`, when it is over kMaxArchiveMemberBytes, a
 // .zip member compressed more than kMaxArchiveRatio:1, deeper than
 // kMaxArchiveDepth folders, a link or device, or named unsafely (absolute,

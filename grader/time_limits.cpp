@@ -1,4 +1,4 @@
-#include "limits.h"
+#include "time_limits.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// grader/limits.h: every wall-clock limit the grader sets, and the one rule
+// grader/time_limits.h: every wall-clock limit the grader sets, and the one rule
 // for a check's. A check's limit starts from lab.toml (the check's timeout_s,
 // else the lab's) and course.toml (check_timeout_s caps a student's check);
 // check_run_limit turns that into the limit of one run of its process, for
