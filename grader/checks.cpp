@@ -15,6 +15,7 @@
 
 #include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
+#include "files.h"
 #include "process.h"
 #include "sandbox.h"
 
@@ -63,13 +64,6 @@ bool parse_check_record(const std::string& json_text, const std::string& name, C
 }
 
 namespace {
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The end of a long output, from a line start.
 std::string tail(const std::string& s, std::size_t max = 4000) {
@@ -361,7 +355,7 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   // Bounded before it is read: the record is the process's to fill.
   const std::string record_too_big = over_bound(record, kMaxRecordBytes, "its record");
   const bool have = record_too_big.empty() && std::filesystem::exists(record) &&
-                    parse_check_record(read_file(record), check.name, r, &skipped);
+                    parse_check_record(read_text(record), check.name, r, &skipped);
   std::filesystem::remove(record);
   // A student's evidence goes to the judge (judged.h), which reads and removes it.
   if (with_evidence && ctx.evidence_out.empty()) run.evidence = evidence_file;

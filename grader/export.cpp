@@ -7,6 +7,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "files.h"
 #include "report.h"
 #include "report_html.h"
 
@@ -244,16 +245,6 @@ std::string batch_csv(const BatchView& b) {
   for (const auto& row : batch_rows(b)) csv += row + "\n";
   return csv;
 }
-
-namespace {
-
-void write_text(const std::filesystem::path& p, const std::string& text) {
-  std::filesystem::create_directories(p.parent_path());
-  std::ofstream out(p, std::ios::trunc);
-  out << text;
-}
-
-}  // namespace
 
 void write_views(const GradeDocument& g, const std::filesystem::path& dir) {
   write_text(dir / "results.json", gradescope_json(g).dump(2) + "\n");

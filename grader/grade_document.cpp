@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "files.h"
 #include "grade.h"
 
 namespace cudalab {
@@ -259,11 +260,9 @@ std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, s
 }
 
 std::optional<GradeDocument> load_grade_document(const std::filesystem::path& file, std::string& error) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return error = fmt::format("cannot read {}", file.string()), std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const auto j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
+  const std::optional<std::string> text = read_file(file);
+  if (!text) return error = fmt::format("cannot read {}", file.string()), std::nullopt;
+  const auto j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return error = fmt::format("{}: not valid JSON", file.string()), std::nullopt;
   auto d = grade_document_from_json(j, error);
   if (!d) error = fmt::format("{}: {}", file.string(), error);
@@ -271,13 +270,7 @@ std::optional<GradeDocument> load_grade_document(const std::filesystem::path& fi
 }
 
 void save_grade_document(const GradeDocument& d, const std::filesystem::path& file) {
-  std::filesystem::create_directories(file.parent_path());
-  const std::filesystem::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << to_json(d).dump(2) << "\n";
-  }
-  std::filesystem::rename(tmp, file);  // a reader never sees half a document
+  write_text(file, to_json(d).dump(2) + "\n");  // a reader never sees half a document
 }
 
 }  // namespace cudalab

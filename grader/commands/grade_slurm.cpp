@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common.h"
+#include "files.h"
 #include "process.h"
 #include "sandbox.h"
 #include "slurm.h"
@@ -15,16 +16,6 @@
 namespace fs = std::filesystem;
 
 namespace cudalab {
-
-namespace {
-
-void write_text(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream out(p, std::ios::trunc);
-  out << text;
-}
-
-}  // namespace
 
 int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::path& out) {
   if (count == 0) {

@@ -37,7 +37,7 @@ namespace {
 // to labs/configured-labs.txt, the folder first), so a lab the course gained
 // since needs the build configured again.
 bool has_labs(const fs::path& build, const std::vector<LabSpec>& labs) {
-  std::istringstream in(read_all(build / "labs" / "configured-labs.txt"));
+  std::istringstream in(read_text(build / "labs" / "configured-labs.txt"));
   std::set<std::string> configured;
   for (std::string line; std::getline(in, line);) configured.insert(line);
   for (const auto& lab : labs)
@@ -120,7 +120,7 @@ std::vector<fs::path> configured_tool_roots(const fs::path& build_dir) {
   if (auto it = known.find(build_dir); it != known.end()) return it->second;
   std::vector<fs::path> roots;
   const auto targets =
-      nlohmann::json::parse(read_all(build_dir / "meson-info" / "intro-targets.json"), nullptr, false);
+      nlohmann::json::parse(read_text(build_dir / "meson-info" / "intro-targets.json"), nullptr, false);
   std::set<std::string> programs;
   if (targets.is_array())
     for (const auto& t : targets)

@@ -80,13 +80,6 @@ void profile(const std::string& what) {
              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what);
 }
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 fs::path reference_binary(const fs::path& build, const LabSpec& lab, bool cpu_mode) {
   return build / "labs" / (lab.id + (cpu_mode ? "-tests-cpu" : "-tests"));
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cudalab/manifest.h"
+#include "files.h"
 
 namespace cudalab {
 
@@ -21,7 +22,6 @@ void for_each_side_by_side(std::size_t count, std::size_t jobs, const std::funct
 // CUDALAB_PROFILE=1: where a grade's time goes, on stderr. Off by default.
 void profile(const std::string& what);
 
-std::string read_all(const std::filesystem::path& p);
 void replace_all(std::string& s, const std::string& from, const std::string& to);
 
 // A slot's folder in the grading folder (Grader::kReferenceSlot: the reference's).

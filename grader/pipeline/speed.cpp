@@ -47,7 +47,7 @@ std::string failed_requirement(const CheckSpec& check, const std::vector<Judged>
 
 bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& out, std::string& error) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
-  const auto db = nlohmann::json::parse(read_all(build_ / "compile_commands.json"), nullptr, false);
+  const auto db = nlohmann::json::parse(read_text(build_ / "compile_commands.json"), nullptr, false);
   if (!db.is_array()) {
     error = "the grader could not read compile_commands.json";
     return false;
@@ -59,7 +59,7 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
       if (!student_object(e, overlay_, lab, f, /*cpu=*/false)) continue;
       std::string fatbin, why;
       // Host-only files (.cpp) have no device code.
-      if (replay::elf_section(read_all(build_ / e.value("output", "")), ".nv_fatbin", fatbin, why))
+      if (replay::elf_section(read_text(build_ / e.value("output", "")), ".nv_fatbin", fatbin, why))
         pieces.push_back(std::move(fatbin));
     }
   }
@@ -98,7 +98,7 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
   if (claim.said.verdict != Verdict::pass) return judge_speed_untimed(std::move(claim));
   const double traced_s = claim.said.seconds;
   profile(fmt::format("  {} {} traced", lab.id, check.id));
-  launch = describe_traced_launch(read_all(traced.trace_out));
+  launch = describe_traced_launch(read_text(traced.trace_out));
   std::string error;
   const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
   if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error))

@@ -35,7 +35,7 @@ namespace {
 // Copies only when the content differs, so unchanged files keep their
 // timestamps and the build does not recompile them.
 void sync_file(const fs::path& from, const fs::path& to) {
-  if (fs::exists(to) && read_all(from) == read_all(to)) return;
+  if (fs::exists(to) && read_text(from) == read_text(to)) return;
   fs::create_directories(to.parent_path());
   fs::copy_file(from, to, fs::copy_options::overwrite_existing);
 }
@@ -114,7 +114,7 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
   for (std::size_t i = 0; i < g.labs.size(); ++i)
     if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete()) {
       std::vector<std::pair<std::string, std::string>> contents;
-      for (const auto& [name, where] : files->found) contents.emplace_back(name, read_all(where));
+      for (const auto& [name, where] : files->found) contents.emplace_back(name, read_text(where));
       st.seeds[i] = derive_seed(key(), cfg_.seed, g.labs[i].spec->id, std::move(contents));
     }
 
