@@ -10,6 +10,9 @@
 #include <regex>
 #include <sstream>
 
+#include "cudalab/vocabulary.h"
+#include "cudalab/vocabulary_fmt.h"
+
 namespace cudalab::calibration {
 
 const TableEntry* Table::find(const std::string& lab, const std::string& check) const {
@@ -136,10 +139,12 @@ Table parse_table(const std::string& text, const std::string& source) {
       if (!v) bad(source, &vn, "each variant must be a table { name, expect, ratios, ... }");
       Measured m;
       m.variant = need_string(*v, "name", source);
-      const std::string expect = need_string(*v, "expect", source);
-      if (expect != "pass" && expect != "fail")
-        bad(source, v, fmt::format("{}: expect must be \"pass\" or \"fail\"", m.variant));
-      m.correct = expect == "pass";
+      // A variant timed for a speed check is a correct alternative or a foil.
+      const std::optional<Verdict> expect = parse_verdict(need_string(*v, "expect", source));
+      if (expect != Verdict::pass && expect != Verdict::fail)
+        bad(source, v,
+            fmt::format("{}: expect must be \"{}\" or \"{}\"", m.variant, Verdict::pass, Verdict::fail));
+      m.correct = expect == Verdict::pass;
       m.ratios = numbers((*v)["ratios"], "ratios", source);
       if (const auto n = (*v)["max_noise_pct"].value<double>()) m.noise = {*n};
       m.problem = (*v)["no_ratio"].value_or(std::string{});
@@ -226,7 +231,8 @@ std::string format_table(const Table& t) {
     for (const auto& m : e.variants) {
       std::vector<std::string> ratios;
       for (double r : m.ratios) ratios.push_back(ratio_text(r));
-      out += fmt::format("  {{ name = {}, expect = \"{}\"", quoted(m.variant), m.correct ? "pass" : "fail");
+      out += fmt::format("  {{ name = {}, expect = \"{}\"", quoted(m.variant),
+                         m.correct ? Verdict::pass : Verdict::fail);
       if (!m.ratios.empty()) out += fmt::format(", median = {}", ratio_text(m.median()));
       out += fmt::format(", ratios = [{}]", fmt::join(ratios, ", "));
       if (!m.noise.empty())
