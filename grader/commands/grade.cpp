@@ -104,7 +104,9 @@ struct Distribution {
     std::vector<double> v = values;
     std::sort(v.begin(), v.end());
     const std::size_t full = std::count_if(v.begin(), v.end(), [&](double x) { return x >= max - 1e-9; });
-    const std::size_t zero = std::count_if(v.begin(), v.end(), [](double x) { return x <= 1e-9; });
+    // A lab worth no points: every submission has them all, none has none.
+    const std::size_t zero =
+        std::count_if(v.begin(), v.end(), [&](double x) { return x <= 1e-9 && x < max - 1e-9; });
     double mean = 0;
     for (double x : v) mean += x;
     mean /= static_cast<double>(v.size());
