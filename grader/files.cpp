@@ -13,7 +13,9 @@ std::optional<std::string> read_file(const std::filesystem::path& p) {
   return ss.str();
 }
 
-std::string read_text(const std::filesystem::path& p) { return read_file(p).value_or(std::string{}); }
+std::string read_text(const std::filesystem::path& p) {
+  return read_file(p).value_or(std::string{});
+}
 
 bool write_text(const std::filesystem::path& p, const std::string& text) {
   std::error_code ec;

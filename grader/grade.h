@@ -135,6 +135,14 @@ class Grader {
   // (confined); "" when each lies where a lab may include from, else the
   // problems (nothing of an include's contents is quoted).
   std::string include_problems(const LabSpec& lab, int slot);
+  // The steps of stage(), in order (pipeline/stage.cpp).
+  struct Staging;
+  Staging begin_staging(const std::filesystem::path& submission, const std::string& id, int slot);
+  bool unpack(Staging& s);
+  void plan_files(Staging& s);
+  void overlay_files(Staging& s);
+  void build_labs(Staging& s);
+  void settle_labs(Staging& s);
   // A submission between the stages of run(), on the GPU: what each stage
   // reads and adds to.
   struct Checking {

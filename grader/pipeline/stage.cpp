@@ -61,12 +61,51 @@ void Grader::sync_overlay(const SubmissionPlan* plan, int slot) {
   }
 }
 
-Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, int slot) {
-  const auto t0 = std::chrono::steady_clock::now();
-  profile(fmt::format("slot {}: staging {}", slot, id));
+// A submission between the steps of stage(), on the CPU: what each step
+// reads and adds to.
+struct Grader::Staging {
   Staged st;
-  st.slot = slot;
-  SubmissionGrade& g = st.grade;
+  fs::path submission;
+  fs::path root;  // where its files are read from: the submission, or its archive unpacked
+  std::optional<SubmissionPlan> plan;
+  // Per lab, from build_labs: the includes' problems ("" none), whether it
+  // built, its build's log and its policy's problems (to come).
+  std::vector<std::string> include_bad, build_logs;
+  std::vector<bool> built;
+  std::vector<std::future<std::string>> policies;
+  std::chrono::steady_clock::time_point t0;
+
+  SubmissionGrade& grade() { return st.grade; }
+  // The lab's files, where every one of them was found; else nullptr.
+  const LabFiles* complete(std::size_t lab) const {
+    const LabFiles* files = plan ? plan->find(st.grade.labs[lab].spec->id) : nullptr;
+    return files && files->complete() ? files : nullptr;
+  }
+  void fail_all(const std::string& why) {
+    st.grade.error = why;
+    for (auto& lab : st.grade.labs) lab.status = LabStatus::missing, lab.message = why;
+  }
+};
+
+Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, int slot) {
+  Staging s = begin_staging(submission, id, slot);
+  if (unpack(s)) {
+    plan_files(s);
+    overlay_files(s);
+    build_labs(s);
+    settle_labs(s);
+  }
+  s.st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count();
+  return std::move(s.st);
+}
+
+Grader::Staging Grader::begin_staging(const fs::path& submission, const std::string& id, int slot) {
+  Staging s;
+  s.t0 = std::chrono::steady_clock::now();
+  profile(fmt::format("slot {}: staging {}", slot, id));
+  s.submission = s.root = submission;
+  s.st.slot = slot;
+  SubmissionGrade& g = s.grade();
   g.id = id;
   for (const auto& lab : cfg_.labs) {
     LabGrade lg;
@@ -74,144 +113,159 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
     lg.weight = cfg_.course.weight(lab.id);
     g.labs.push_back(lg);
   }
-  st.ready.assign(g.labs.size(), false);
-  auto done = [&] {
-    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return st;
-  };
-  auto fail_all = [&](const std::string& why) {
-    g.error = why;
-    for (auto& lab : g.labs) lab.status = LabStatus::missing, lab.message = why;
-  };
+  s.st.ready.assign(g.labs.size(), false);
+  s.st.seeds.assign(g.labs.size(), "");
+  return s;
+}
 
-  // The submission: a folder, or an archive unpacked into the slot's folder.
-  fs::path root = submission;
+// The submission: a folder, or an archive unpacked into the slot's folder.
+// False, with every lab missing and why, where it is neither.
+bool Grader::unpack(Staging& s) {
+  const fs::path& submission = s.submission;
   if (!fs::exists(submission)) {
-    fail_all(fmt::format("the submission {} does not exist", submission.string()));
-    return done();
+    s.fail_all(fmt::format("the submission {} does not exist", submission.string()));
+    return false;
   }
-  if (fs::is_regular_file(submission)) {
-    if (!is_archive(submission)) {
-      fail_all(fmt::format("{} is neither a folder nor a .zip, .tar.gz or .tar archive",
+  if (!fs::is_regular_file(submission)) return true;
+  if (!is_archive(submission)) {
+    s.fail_all(fmt::format("{} is neither a folder nor a .zip, .tar.gz or .tar archive",
                            printable(submission.filename().string())));
-      return done();
-    }
-    root = build(slot).parent_path() / "unpacked";
-    fs::remove_all(root);
-    std::string error;
-    if (!extract_archive(submission, root, cfg_.source_root, g.ignored, error)) {
-      std::error_code ec;
-      fs::remove_all(root, ec);  // what a refused archive left: nothing stays
-      fail_all(error);
-      return done();
-    }
+    return false;
   }
-  const SubmissionPlan plan = plan_submission(root, cfg_.labs);
-  g.ignored.insert(g.ignored.end(), plan.ignored.begin(), plan.ignored.end());
-  g.notes.insert(g.notes.end(), plan.notes.begin(), plan.notes.end());
-  // Each lab's inputs' seed, from its files as handed in (seed.h).
-  st.seeds.assign(g.labs.size(), "");
+  s.root = build(s.st.slot).parent_path() / "unpacked";
+  fs::remove_all(s.root);
+  std::string error;
+  if (!extract_archive(submission, s.root, cfg_.source_root, s.grade().ignored, error)) {
+    std::error_code ec;
+    fs::remove_all(s.root, ec);  // what a refused archive left: nothing stays
+    s.fail_all(error);
+    return false;
+  }
+  return true;
+}
+
+// Which of its files are whose (submission.h), and each lab's inputs' seed,
+// from its files as handed in (seed.h).
+void Grader::plan_files(Staging& s) {
+  SubmissionGrade& g = s.grade();
+  s.plan = plan_submission(s.root, cfg_.labs);
+  g.ignored.insert(g.ignored.end(), s.plan->ignored.begin(), s.plan->ignored.end());
+  g.notes.insert(g.notes.end(), s.plan->notes.begin(), s.plan->notes.end());
   for (std::size_t i = 0; i < g.labs.size(); ++i)
-    if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete()) {
+    if (const LabFiles* files = s.complete(i)) {
       std::vector<std::pair<std::string, std::string>> contents;
       for (const auto& [name, where] : files->found) contents.emplace_back(name, read_text(where));
-      st.seeds[i] = derive_seed(key(), cfg_.seed, g.labs[i].spec->id, std::move(contents));
+      s.st.seeds[i] = derive_seed(key(), cfg_.seed, g.labs[i].spec->id, std::move(contents));
     }
+}
 
+// The student's files into the slot's overlay of the course (the skeleton
+// where a file is missing).
+void Grader::overlay_files(Staging& s) {
+  const int slot = s.st.slot;
   std::string error;
   if (!ensure_configured(slot, error)) throw std::runtime_error(error);
-  sync_overlay(&plan, slot);
+  sync_overlay(&*s.plan, slot);
   // An unpacked archive has given the overlay its student files: nothing of
   // it stays in the grading folder.
-  if (root != submission) {
+  if (s.root != s.submission) {
     std::error_code ec;
-    fs::remove_all(root, ec);
+    fs::remove_all(s.root, ec);
   }
   if (!fs::exists(build(slot) / "harness" / "cudalab-gpuinfo")) {
     bool ignored = false;
     build_lab("cudalab-gpuinfo", slot, ignored);
   }
-  // What each lab's files include, before anything is compiled: an include
-  // from outside what a lab may include rejects the lab unbuilt.
-  // Side by side: each lab's listing is one preprocessor run.
-  std::vector<std::string> include_bad(g.labs.size());
-  for_each_side_by_side(g.labs.size(), g.labs.size(), [&](std::size_t i) {
-    if (const LabFiles* files = plan.find(g.labs[i].spec->id); files && files->complete())
-      include_bad[i] = include_problems(*g.labs[i].spec, slot);
+}
+
+// What each lab's files include, then every lab built, then the policy of
+// each built lab started.
+void Grader::build_labs(Staging& s) {
+  const SubmissionGrade& g = s.grade();
+  const int slot = s.st.slot;
+  const std::size_t n = g.labs.size();
+  // Before anything is compiled: an include from outside what a lab may
+  // include rejects the lab unbuilt. Side by side: each lab's listing is one
+  // preprocessor run.
+  s.include_bad.assign(n, "");
+  for_each_side_by_side(n, n, [&](std::size_t i) {
+    if (s.complete(i)) s.include_bad[i] = include_problems(*g.labs[i].spec, slot);
   });
-  // Every complete lab's build at once first: ninja compiles the labs side by
-  // side. A lab that fails is built again alone below, for its own log.
-  {
-    std::vector<std::string> targets;
-    for (std::size_t i = 0; i < g.labs.size(); ++i)
-      if (const LabFiles* files = plan.find(g.labs[i].spec->id);
-          files && files->complete() && include_bad[i].empty())
-        targets.push_back(g.labs[i].spec->id + "-tests");
+  const auto buildable = [&](std::size_t i) { return s.complete(i) && s.include_bad[i].empty(); };
+  // Every buildable lab at once first: ninja compiles the labs side by side.
+  // A lab that fails is built again alone below, for its own log.
+  std::vector<std::string> targets;
+  for (std::size_t i = 0; i < n; ++i)
+    if (buildable(i)) targets.push_back(g.labs[i].spec->id + "-tests");
+  if (!targets.empty()) {
     bool all_ok = false;
-    if (!targets.empty()) {
-      profile(fmt::format("slot {}: building {} labs", slot, targets.size()));
-      build_targets(targets, slot, all_ok);
-      profile(fmt::format("slot {}: built", slot));
-    }
+    profile(fmt::format("slot {}: building {} labs", slot, targets.size()));
+    build_targets(targets, slot, all_ok);
+    profile(fmt::format("slot {}: built", slot));
   }
   // The policy of each built lab, side by side (each reads its own objects).
-  std::vector<std::future<std::string>> policies(g.labs.size());
-  std::vector<std::string> build_logs(g.labs.size());
-  std::vector<bool> built(g.labs.size(), false);
-  for (std::size_t i = 0; i < g.labs.size(); ++i) {
-    const LabFiles* files = plan.find(g.labs[i].spec->id);
-    if (!files || !files->complete() || !include_bad[i].empty()) continue;
+  s.policies.resize(n);
+  s.build_logs.assign(n, "");
+  s.built.assign(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!buildable(i)) continue;
     bool ok = false;
-    build_logs[i] = build_lab(g.labs[i].spec->id + "-tests", slot, ok);
-    built[i] = ok;
+    s.build_logs[i] = build_lab(g.labs[i].spec->id + "-tests", slot, ok);
+    s.built[i] = ok;
     if (ok)
-      policies[i] = std::async(std::launch::async,
-                               [this, &g, i, slot] { return policy_problems(*g.labs[i].spec, slot); });
+      s.policies[i] = std::async(std::launch::async,
+                                 [this, &g, i, slot] { return policy_problems(*g.labs[i].spec, slot); });
   }
+}
+
+// Each lab's status: missing, rejected (includes, policy), not built, or
+// ready for its checks (with its CPU-mode build where the course grades in
+// CPU mode).
+void Grader::settle_labs(Staging& s) {
+  SubmissionGrade& g = s.grade();
+  const int slot = s.st.slot;
+  const auto reject = [](LabGrade& lab, const std::string& why) {
+    lab.status = LabStatus::rejected;
+    lab.message = "the lab was not run:\n" + why;
+  };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
-    const LabFiles* files = plan.find(lab.spec->id);
-    if (!files || !files->complete()) {
+    if (!s.complete(i)) {
       std::string why;
-      if (files)
+      if (const LabFiles* files = s.plan->find(lab.spec->id))
         for (const auto& m : files->missing) why += (why.empty() ? "" : "; ") + m;
       lab.status = LabStatus::missing;
       lab.message = why;
       continue;
     }
-    if (!include_bad[i].empty()) {
-      lab.status = LabStatus::rejected;
-      lab.message = "the lab was not run:\n" + include_bad[i];
+    if (!s.include_bad[i].empty()) {
+      reject(lab, s.include_bad[i]);
       continue;
     }
-    bool ok = built[i];
-    const std::string& log = build_logs[i];
-    if (!ok) {
+    if (!s.built[i]) {
       // A link error after a clean compile is often a call the lab forbids
       // (cuBLAS is not linked): the policy names it better than the linker.
       if (const std::string bad = policy_problems(*lab.spec, slot, /*fresh_only=*/true); !bad.empty()) {
-        lab.status = LabStatus::rejected;
-        lab.message = "the lab was not run:\n" + bad;
+        reject(lab, bad);
         continue;
       }
       lab.status = LabStatus::build_failed;
-      lab.message = "the lab did not compile:\n" + log;
+      lab.message = "the lab did not compile:\n" + s.build_logs[i];
       continue;
     }
-    if (const std::string bad = policies[i].get(); !bad.empty()) {
-      lab.status = LabStatus::rejected;
-      lab.message = "the lab was not run:\n" + bad;
+    if (const std::string bad = s.policies[i].get(); !bad.empty()) {
+      reject(lab, bad);
       continue;
     }
     profile(fmt::format("slot {}: {} policy checked", slot, lab.spec->id));
     if (cfg_.course.cpu_mode || cfg_.cpu_fallback) {
+      bool ok = false;
       const std::string cpu_log = build_lab(lab.spec->id + "-tests-cpu", slot, ok);
       // The CPU-mode object is the student's code too, compiled another way:
       // the same policy, with simt's runtime in place of CUDA's.
       if (const std::string bad = policy_problems(*lab.spec, slot, /*fresh_only=*/!ok, /*cpu_mode=*/true);
           !bad.empty()) {
-        lab.status = LabStatus::rejected;
-        lab.message = "the lab was not run:\n" + bad;
+        reject(lab, bad);
         continue;
       }
       if (!ok) {
@@ -220,9 +274,8 @@ Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, 
         continue;
       }
     }
-    st.ready[i] = true;
+    s.st.ready[i] = true;
   }
-  return done();
 }
 
 }  // namespace cudalab
