@@ -4,7 +4,7 @@
 // second part is what keeps a threshold's provenance honest: a lab.toml
 // number changed by hand, a variant added or turned from foil to correct
 // alternative, fails here until `cudalab calibrate --write` runs again on a
-// GPU. Host-only. `unit-tests "[calibration-tables]"` runs it alone.
+// GPU. Host-only. `grader-tests "[calibration-tables]"` runs it alone.
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -47,9 +47,9 @@ bool mentions(const std::vector<std::string>& lines, const std::string& text) {
   return false;
 }
 
-// Where tools/extract.py is: CUDALAB_TEST_DATA is <source>/tests/data.
+// Where tools/extract.py is.
 fs::path source_root() {
-  return fs::path(CUDALAB_TEST_DATA).parent_path().parent_path();
+  return CUDALAB_SOURCE_ROOT;
 }
 
 // Builds an archive at `path` with Python's zipfile or tarfile (there wherever
