@@ -28,7 +28,7 @@ bool near(double a, double b) {
 
 }  // namespace
 
-TEST_CASE("Calibration: medians, extremes and number formatting") {
+TEST_CASE("Calibration: medians, extremes and number formatting", "[calibrate][calibration][grader]") {
   const Measured x = m("solution", true, {1.02, 0.98, 1.00});
   CHECK(near(x.median(), 1.00));
   CHECK(near(x.lowest(), 0.98));
@@ -39,7 +39,8 @@ TEST_CASE("Calibration: medians, extremes and number formatting") {
   CHECK(format_number(0.875) == "0.875");
 }
 
-TEST_CASE("Calibration: the value nearest to the current one in the allowed range") {
+TEST_CASE("Calibration: the value nearest to the current one in the allowed range",
+          "[calibrate][calibration][grader]") {
   CHECK(near(nearest_in_range(0.85, 0.082, 0.898), 0.85));      // inside: kept
   CHECK(near(nearest_in_range(0.95, 0.082, 0.898), 0.85));      // above: down to a multiple of 0.05
   CHECK(near(nearest_in_range(0.30, 0.63, 0.79), 0.65));        // below: up to a multiple of 0.05
@@ -48,7 +49,8 @@ TEST_CASE("Calibration: the value nearest to the current one in the allowed rang
   CHECK(near(nearest_in_range(0.95, 0.8912, 0.8918), 0.8918));  // nor 0.001: the end itself
 }
 
-TEST_CASE("Calibration: thresholds that meet the rules are kept (the H100 measurements of 2026-11-22)") {
+TEST_CASE("Calibration: thresholds that meet the rules are kept (the H100 measurements of 2026-11-22)",
+          "[calibrate][calibration][grader]") {
   // lab 03 faster-than-naive: the reference 1.51, 32 x 32 tiles 1.71; the naive kernel 1.00
   const std::vector<Measured> ms = {m("naive_as_tiled", false, {1.00, 1.01, 0.99}),
                                     m("other_stream", false, {1.02}), m("solution", true, {1.52, 1.52, 1.51}),
@@ -73,7 +75,8 @@ TEST_CASE("Calibration: thresholds that meet the rules are kept (the H100 measur
 
 TEST_CASE(
     "Calibration: a threshold a correct alternative could fail is lowered, a curve giving a foil points "
-    "raised") {
+    "raised",
+    "[calibrate][calibration][grader]") {
   // lab 01 matrix-speed: 16 x 16 blocks (a correct alternative) at 0.86, so 0.85
   // leaves it only 1%; row and column swapped with 16 x 16 blocks at 0.63
   // (a foil) would get points from credit 0.40.
@@ -93,7 +96,8 @@ TEST_CASE(
   CHECK(p.min_ratio <= p.credit->full_at);
 }
 
-TEST_CASE("Calibration: a foil too close to a correct alternative: cannot be met, nothing proposed") {
+TEST_CASE("Calibration: a foil too close to a correct alternative: cannot be met, nothing proposed",
+          "[calibrate][calibration][grader]") {
   // lab 04 on a GPU whose caches hide the bank conflicts: unpadded at 0.85 of the padded reference.
   const std::vector<Measured> ms = {m("no_padding", false, {0.84, 0.85, 0.85}),
                                     m("solution", true, {1.0, 0.99, 1.0})};
@@ -107,7 +111,8 @@ TEST_CASE("Calibration: a foil too close to a correct alternative: cannot be met
 
 TEST_CASE(
     "Calibration: without a ratio for a correct alternative nothing is proposed; a foil without one is "
-    "noted") {
+    "noted",
+    "[calibrate][calibration][grader]") {
   Measured broken = m("tile32", true, {});
   broken.runs = 3;
   broken.problem = "the test process was killed by SIGSEGV";
@@ -128,14 +133,15 @@ TEST_CASE(
   CHECK_FALSE(propose({m("naive", false, {0.6})}, 0.85, std::nullopt).feasible);
 }
 
-TEST_CASE("Calibration: a check without a credit curve gets none") {
+TEST_CASE("Calibration: a check without a credit curve gets none", "[calibrate][calibration][grader]") {
   const Proposal p = propose({m("solution", true, {1.0}), m("naive", false, {0.2})}, 0.95, std::nullopt);
   REQUIRE(p.feasible);
   CHECK(near(p.min_ratio, 0.90));
   CHECK_FALSE(p.credit);
 }
 
-TEST_CASE("Calibration: lab.toml keeps its formatting; only the numbers change") {
+TEST_CASE("Calibration: lab.toml keeps its formatting; only the numbers change",
+          "[calibrate][calibration][grader]") {
   const std::string text =
       "# Lab 4.\n"
       "[lab]\n"
@@ -178,7 +184,7 @@ TEST_CASE("Calibration: lab.toml keeps its formatting; only the numbers change")
   CHECK_THROWS(apply_to_lab_toml(text, "multiples", 0.8, std::nullopt));
 }
 
-TEST_CASE("Calibration: the GPU's name from a record") {
+TEST_CASE("Calibration: the GPU's name from a record", "[calibrate][calibration][grader]") {
   CHECK(gpu_label("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, 3352 GB/s peak DRAM, 50 MB L2, driver 13.0, "
                   "runtime 13.0)") == "NVIDIA H100 80GB HBM3 (sm_90)");
   CHECK(gpu_label("Some GPU") == "Some GPU");

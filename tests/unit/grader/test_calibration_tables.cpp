@@ -52,7 +52,8 @@ bool same(double a, double b, double tol = 1e-9) {
 
 }  // namespace
 
-TEST_CASE("Calibration tables: a table is named after its GPU and compute capability", "[calibration]") {
+TEST_CASE("Calibration tables: a table is named after its GPU and compute capability",
+          "[calibration-tables][calibration][grader]") {
   CHECK(table_file_name("NVIDIA H100 80GB HBM3", "sm_90") == "nvidia-h100-80gb-hbm3-sm90.toml");
   CHECK(table_file_name("NVIDIA H200", "sm_90") == "nvidia-h200-sm90.toml");
   CHECK(table_file_name("NVIDIA GeForce RTX 4090", "sm_89") == "nvidia-geforce-rtx-4090-sm89.toml");
@@ -63,7 +64,7 @@ TEST_CASE("Calibration tables: a table is named after its GPU and compute capabi
 }
 
 TEST_CASE("Calibration tables: a table written and read back holds the same measurements and thresholds",
-          "[calibration]") {
+          "[calibration-tables][calibration][grader]") {
   Table t{"NVIDIA H100 80GB HBM3", "sm_90", {}};
   t.put(transpose_entry());
   Measured memoized = m("memoized", false, {});
@@ -118,7 +119,8 @@ TEST_CASE("Calibration tables: a table written and read back holds the same meas
   CHECK(again.find("03_tiling", "faster-than-naive")->date == "2026-11-23");
 }
 
-TEST_CASE("Calibration tables: a malformed table is refused with its line", "[calibration]") {
+TEST_CASE("Calibration tables: a malformed table is refused with its line",
+          "[calibration-tables][calibration][grader]") {
   const std::string good = format_table(Table{"G", "sm_90", {transpose_entry()}});
   CHECK_NOTHROW(parse_table(good, "g.toml"));
   CHECK_THROWS_WITH(parse_table("[gpu]\nname = \"G\"\n[[check]]\nlab = \"04_transpose\"\n", "g.toml"),
@@ -134,7 +136,7 @@ TEST_CASE("Calibration tables: a malformed table is refused with its line", "[ca
 }
 
 TEST_CASE("Calibration tables: thresholds the measurements do not allow are named, with the rule",
-          "[calibration]") {
+          "[calibration-tables][calibration][grader]") {
   const TableEntry e = transpose_entry();
   CHECK(threshold_problems(e, 0.80, Credit{0.60, 0.90}).empty());
   CHECK(threshold_problems(e, 0.70, Credit{0.60, 0.85}).empty());  // other values the rules allow
@@ -165,7 +167,7 @@ TEST_CASE("Calibration tables: thresholds the measurements do not allow are name
 // --- the repository's tables ----------------------------------------------------
 
 TEST_CASE("Every GPU's calibration table agrees with the labs' thresholds and variants",
-          "[calibration-tables]") {
+          "[calibration-tables][calibration][grader]") {
   const fs::path root = CUDALAB_SOURCE_ROOT;
   const fs::path tables_dir = root / "calibration", labs_dir = root / "labs",
                  variants_dir = root / "tests" / "variants";

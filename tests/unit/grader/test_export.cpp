@@ -67,7 +67,7 @@ SubmissionGrade graded(const LabSpec& spec, bool square_passes, double ratio) {
 
 }  // namespace
 
-TEST_CASE("Scores are weighted per lab and speed counts only after correctness") {
+TEST_CASE("Scores are weighted per lab and speed counts only after correctness", "[export][grader]") {
   const LabSpec spec = lab_spec();
   const auto good = graded(spec, true, 1.15);
   CHECK(good.labs[0].points == Approx(25));  // 20 + half of 10
@@ -76,7 +76,8 @@ TEST_CASE("Scores are weighted per lab and speed counts only after correctness")
   CHECK(graded(spec, false, 2.0).score == 0);
 }
 
-TEST_CASE("Gradescope results carry score, execution_time, output and tests with their fields") {
+TEST_CASE("Gradescope results carry score, execution_time, output and tests with their fields",
+          "[export][grader]") {
   const LabSpec spec = lab_spec();
   const auto j = gradescope_json(doc_of(graded(spec, true, 1.3)));
   CHECK(j["score"] == 60);
@@ -93,7 +94,7 @@ TEST_CASE("Gradescope results carry score, execution_time, output and tests with
   CHECK(j["tests"][0]["visibility"] == "visible");
 }
 
-TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test") {
+TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test", "[export][grader]") {
   const LabSpec spec = lab_spec();
   const auto j = prairielearn_json(doc_of(graded(spec, false, 2.0)));
   CHECK(j["gradable"] == true);
@@ -105,7 +106,7 @@ TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test
   CHECK(prairielearn_json(doc_of(graded(spec, true, 2.0)))["score"] == 1.0);
 }
 
-TEST_CASE("JUnit XML has a suite per lab and a failure per failed check") {
+TEST_CASE("JUnit XML has a suite per lab and a failure per failed check", "[export][grader]") {
   const LabSpec spec = lab_spec();
   const std::string xml = junit_xml(doc_of(graded(spec, false, 2.0)));
   pugi::xml_document doc;
@@ -120,13 +121,14 @@ TEST_CASE("JUnit XML has a suite per lab and a failure per failed check") {
   CHECK_FALSE(first.next_sibling("testcase").child("failure"));
 }
 
-TEST_CASE("The CSV row quotes awkward submission names and has a column per lab") {
+TEST_CASE("The CSV row quotes awkward submission names and has a column per lab", "[export][grader]") {
   const LabSpec spec = lab_spec();
   CHECK(csv_header(doc_of(graded(spec, true, 1.3))) == "submission,score,max_score,03_tiling,status\n");
   CHECK(csv_row(doc_of(graded(spec, true, 1.3))) == "\"alice, \"\"the\"\" student\",60.00,60,60.00,graded\n");
 }
 
-TEST_CASE("The course file names its labs and weights, and rejects mistakes with file and line") {
+TEST_CASE("The course file names its labs and weights, and rejects mistakes with file and line",
+          "[export][grader]") {
   const std::vector<std::string> known = {"01_coalescing", "03_tiling"};
   const auto c = parse_course(
       "[course]\ntitle = \"t\"\nlabs = [\"03_tiling\"]\n[weights]\n03_tiling = 2\n[grading]\nseed = 7\n",
@@ -145,13 +147,14 @@ TEST_CASE("The course file names its labs and weights, and rejects mistakes with
       Catch::Contains("seed must be"));
 }
 
-TEST_CASE("A CSV line splits back into the cells csv_field wrote") {
+TEST_CASE("A CSV line splits back into the cells csv_field wrote", "[export][grader]") {
   const std::string row = csv_field("alice, \"the\" student") + ",60.00," + csv_field("a,b") + ",x";
   CHECK(split_csv_line(row) == std::vector<std::string>{"alice, \"the\" student", "60.00", "a,b", "x"});
   CHECK(split_csv_line("") == std::vector<std::string>{""});
 }
 
-TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the reason first") {
+TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the reason first",
+          "[export][grader]") {
   const LabSpec spec = lab_spec();
   // The speed check ran and passed, but 'square' failed: it counts for nothing.
   const auto g = graded(spec, false, 2.0);
@@ -181,7 +184,7 @@ TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the 
   CHECK(gradescope_json(doc_of(graded(spec, true, 1.3)))["tests"][1]["status"] == "passed");
 }
 
-TEST_CASE("The exports say how the submission was graded: GPU, CPU mode, provisional") {
+TEST_CASE("The exports say how the submission was graded: GPU, CPU mode, provisional", "[export][grader]") {
   const LabSpec spec = lab_spec();
   SubmissionGrade g = graded(spec, true, 1.3);
   CHECK(gradescope_json(doc_of(g))["extra_data"]["cudalab"]["mode"] == "gpu");
@@ -198,7 +201,7 @@ TEST_CASE("The exports say how the submission was graded: GPU, CPU mode, provisi
   CHECK(gradescope_json(doc_of(g))["extra_data"]["cudalab"]["mode"] == "none");
 }
 
-TEST_CASE("A course file without a labs list grades every lab there, in folder order") {
+TEST_CASE("A course file without a labs list grades every lab there, in folder order", "[export][grader]") {
   const std::vector<std::string> known = {"01_coalescing", "03_tiling", "05_reduction"};
   const auto c =
       parse_course("[course]\ntitle = \"t\"\n[weights]\n05_reduction = 0.5\n", "course.toml", known);

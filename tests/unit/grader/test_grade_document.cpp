@@ -128,7 +128,8 @@ std::string conforms(const nlohmann::json& v, const nlohmann::json& schema, cons
 
 }  // namespace
 
-TEST_CASE("A grade document reads back as itself, and its views read back the same", "[grade_document]") {
+TEST_CASE("A grade document reads back as itself, and its views read back the same",
+          "[grade-document][grader]") {
   const LabSpec spec = lab_spec(), other = lab_spec();
   const GradeDocument doc = grade_document(graded(spec, other), "1.2.3");
   const nlohmann::json j = to_json(doc);
@@ -152,7 +153,8 @@ TEST_CASE("A grade document reads back as itself, and its views read back the sa
         std::string::npos);
 }
 
-TEST_CASE("grader/schema/grade.schema.json describes every field the grader writes", "[grade_document]") {
+TEST_CASE("grader/schema/grade.schema.json describes every field the grader writes",
+          "[grade-document][grader]") {
   const auto schema =
       nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
   CHECK(schema["properties"]["format"]["const"] == std::string(kGradeFormat));
@@ -169,7 +171,7 @@ TEST_CASE("grader/schema/grade.schema.json describes every field the grader writ
 }
 
 TEST_CASE("A grade document of another format, or with a bad field, is refused with its place named",
-          "[grade_document]") {
+          "[grade-document][grader]") {
   const LabSpec spec = lab_spec(), other = lab_spec();
   const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));
   std::string error;

@@ -60,12 +60,13 @@ CheckResult timed_matmul(double student_ms) {
 
 }  // namespace
 
-TEST_CASE("student text in a page is escaped, never markup") {
+TEST_CASE("student text in a page is escaped, never markup", "[report-html][grader]") {
   CHECK(html_escape("<script>alert('x') & \"y\"</script>") ==
         "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
 }
 
-TEST_CASE("a speed check's record gives the chart its work, peaks and kernels, the student's first") {
+TEST_CASE("a speed check's record gives the chart its work, peaks and kernels, the student's first",
+          "[report-html][grader]") {
   CheckResult r = timed_matmul(0.43);
   r.measurements.push_back({"chunked_ratio", 0.5, "x"});  // a foil against a reference of ...
   r.measurements.push_back({"reference_ms", 0.3, "ms"});  // ... 0.3 ms: 0.6 ms
@@ -86,7 +87,8 @@ TEST_CASE("a speed check's record gives the chart its work, peaks and kernels, t
   CHECK(speed_chart_svg(speed_chart(none), "x").empty());
 }
 
-TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a bandwidth chart") {
+TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a bandwidth chart",
+          "[report-html][grader]") {
   const std::string roof = speed_chart_svg(speed_chart(timed_matmul(0.43)), "03_tiling: fast");
   CHECK(roof.find("<svg") != std::string::npos);
   CHECK(roof.find("class=\"roof\"") != std::string::npos);
@@ -108,7 +110,8 @@ TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a
   CHECK(bars.find("GFLOP/s") == std::string::npos);
 }
 
-TEST_CASE("report.html shows every check with its message and a chart for each timed speed check") {
+TEST_CASE("report.html shows every check with its message and a chart for each timed speed check",
+          "[report-html][grader]") {
   const LabSpec spec = lab_spec();
   SubmissionGrade g;
   g.id = "<alice>";
@@ -136,7 +139,8 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
   CHECK(html.find("chart_") == std::string::npos);  // the chart's inputs are not shown as text
 }
 
-TEST_CASE("the batch page counts each lab's scores into its distribution and links every report") {
+TEST_CASE("the batch page counts each lab's scores into its distribution and links every report",
+          "[report-html][grader]") {
   BatchView batch;
   batch.lab_ids = {"03_tiling"};
   batch.lab_max = {30};
@@ -165,7 +169,7 @@ TEST_CASE("the batch page counts each lab's scores into its distribution and lin
   CHECK(csv.find("erin,0.00,0,,not graded\n") != std::string::npos);
 }
 
-TEST_CASE("report.html for the browser test is written where it is asked for") {
+TEST_CASE("report.html for the browser test is written where it is asked for", "[report-html][grader]") {
   // tests/report/check_in_browser.py sets CUDALAB_REPORT_OUT and opens the
   // page in a headless Chromium; without it this case only builds the page.
   const LabSpec spec = lab_spec();

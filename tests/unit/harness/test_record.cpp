@@ -10,7 +10,7 @@
 
 using namespace cudalab;
 
-TEST_CASE("A check record round-trips from the test binary to the grader") {
+TEST_CASE("A check record round-trips from the test binary to the grader", "[record][harness]") {
   const auto path = std::filesystem::temp_directory_path() / "cudalab-unit-record.json";
   set_record_path(path.string());
   begin_check("it works");
@@ -43,7 +43,8 @@ TEST_CASE("A check record round-trips from the test binary to the grader") {
 }
 
 // Issue 13: a graded check's limit follows the reference solution's time.
-TEST_CASE("A graded check's time limit is a multiple of the reference's, between a floor and the cap") {
+TEST_CASE("A graded check's time limit is a multiple of the reference's, between a floor and the cap",
+          "[record][harness]") {
   // Correctness: 10 x, at least 10 s, at most the lab's or course's cap.
   CHECK(check_limit(1.2, 120, false) == Approx(12));
   CHECK(check_limit(0.3, 120, false) == Approx(10));  // the floor
