@@ -15,6 +15,7 @@
 #include "calibration_table.h"
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
+#include "testbed.h"
 
 using namespace cudalab;
 using namespace cudalab::calibration;
@@ -22,21 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Measured m(const std::string& variant, bool correct, std::vector<double> ratios) {
-  Measured x;
-  x.variant = variant;
-  x.correct = correct;
-  x.ratios = ratios;
-  x.noise = std::vector<double>(ratios.size(), 0.1);
-  x.runs = static_cast<int>(ratios.size());
-  return x;
-}
-
 // Lab 04's speed check as the H100 measured it on 2026-11-24.
 TableEntry transpose_entry() {
-  const std::vector<Measured> ms = {m("block_32x32", false, {0.595, 0.595, 0.596}),
-                                    m("no_padding", false, {0.590, 0.594, 0.591}),
-                                    m("solution", true, {0.998, 1.003, 0.994})};
+  const std::vector<Measured> ms = {testbed::measured("block_32x32", false, {0.595, 0.595, 0.596}),
+                                    testbed::measured("no_padding", false, {0.590, 0.594, 0.591}),
+                                    testbed::measured("solution", true, {0.998, 1.003, 0.994})};
   const Proposal p = propose(ms, 0.80, Credit{0.60, 0.90});
   REQUIRE(p.feasible);
   TableEntry e = make_entry("04_transpose", "speed", ms, p, Margins{});
@@ -67,11 +58,11 @@ TEST_CASE("Calibration tables: a table written and read back holds the same meas
           "[calibration-tables][calibration][grader]") {
   Table t{"NVIDIA H100 80GB HBM3", "sm_90", {}};
   t.put(transpose_entry());
-  Measured memoized = m("memoized", false, {});
+  Measured memoized = testbed::measured("memoized", false, {});
   memoized.runs = 3;
   memoized.problem = "speed not measured: the output of timed run 1 was wrong";
-  const std::vector<Measured> ms = {m("naive_as_tiled", false, {0.9983, 1.0012, 0.9961}), memoized,
-                                    m("solution", true, {1.51419, 1.5131, 1.5149})};
+  const std::vector<Measured> ms = {testbed::measured("naive_as_tiled", false, {0.9983, 1.0012, 0.9961}),
+                                    memoized, testbed::measured("solution", true, {1.51419, 1.5131, 1.5149})};
   const Proposal p = propose(ms, 1.30, Credit{1.05, 1.30});
   REQUIRE(p.feasible);
   TableEntry tiled = make_entry("03_tiling", "faster-than-naive", ms, p, Margins{});

@@ -8,39 +8,11 @@
 #include "cudalab/catch.h"
 #include "judged_for_tests.h"
 #include "report_html.h"
+#include "testbed.h"
 
 using namespace cudalab;
 
 namespace {
-
-// The views take the grade document; these tests build a SubmissionGrade as
-// the grader does and take its document.
-[[maybe_unused]] GradeDocument doc_of(const SubmissionGrade& g) {
-  return grade_document(g, "test");
-}
-
-LabSpec lab_spec() {
-  return parse_lab(R"(
-[lab]
-title = "Tiled <matmul>"
-student_files = ["matmul_tiled.cu"]
-tests = ["t.cpp"]
-[[check]]
-id = "square"
-name = "tiled matmul is correct on squares"
-kind = "correctness"
-points = 20
-[[check]]
-id = "fast"
-name = "tiled matmul is faster than naive"
-kind = "speed"
-points = 10
-requires = ["square"]
-min_ratio = 1.3
-credit = { zero_at = 1.0, full_at = 1.3 }
-)",
-                   "lab.toml", "03_tiling");
-}
 
 CheckResult timed_matmul(double student_ms) {
   // 1024^3: 2.1 GFLOP, 12 MiB of compulsory traffic; an H100's peaks.
@@ -112,7 +84,7 @@ TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a
 
 TEST_CASE("report.html shows every check with its message and a chart for each timed speed check",
           "[report-html][grader]") {
-  const LabSpec spec = lab_spec();
+  const LabSpec spec = testbed::tiled_lab();
   SubmissionGrade g;
   g.id = "<alice>";
   g.gpu = true;
@@ -126,7 +98,7 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
-  const std::string html = report_html(doc_of(g));
+  const std::string html = report_html(testbed::doc_of(g));
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(html.find("&lt;alice&gt;") != std::string::npos);
   CHECK(html.find("<alice>") == std::string::npos);
@@ -172,7 +144,7 @@ TEST_CASE("the batch page counts each lab's scores into its distribution and lin
 TEST_CASE("report.html for the browser test is written where it is asked for", "[report-html][grader]") {
   // tests/report/check_in_browser.py sets CUDALAB_REPORT_OUT and opens the
   // page in a headless Chromium; without it this case only builds the page.
-  const LabSpec spec = lab_spec();
+  const LabSpec spec = testbed::tiled_lab();
   SubmissionGrade g;
   g.id = "browser-check";
   g.gpu = true;
@@ -186,7 +158,7 @@ TEST_CASE("report.html for the browser test is written where it is asked for", "
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
-  const std::string html = report_html(doc_of(g));
+  const std::string html = report_html(testbed::doc_of(g));
   REQUIRE(html.find("class=\"point student\"") != std::string::npos);
   if (const char* out = std::getenv("CUDALAB_REPORT_OUT")) {
     std::ofstream f(out);

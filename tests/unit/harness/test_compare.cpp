@@ -3,17 +3,11 @@
 
 #include "cudalab/catch.h"
 #include "cudalab/compare.h"
+#include "testbed.h"
 
 using namespace cudalab;
 
 namespace {
-
-float poison() {
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 std::vector<double> ramp(std::size_t n) {
   std::vector<double> v(n);
@@ -54,7 +48,7 @@ TEST_CASE("NaN and Inf in the output are always wrong", "[compare][harness]") {
 
 TEST_CASE("An output that was never written is classified as such", "[compare][harness]") {
   const auto e = ramp(64);
-  const auto c = compare("C", std::vector<float>(64, poison()), e, 8, 8);
+  const auto c = compare("C", std::vector<float>(64, testbed::poison()), e, 8, 8);
   CHECK(c.pattern == ErrorPattern::never_written);
   CHECK(c.unwritten == 64);
   CHECK_THAT(c.describe(), Catch::Contains("launch"));
@@ -65,7 +59,7 @@ TEST_CASE("Cells left unwritten at the edge point at the grid computation", "[co
   const auto e = ramp(rows * cols);
   auto g = as_float(e);
   for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 16; j < cols; ++j) g[i * cols + j] = poison();
+    for (std::size_t j = 16; j < cols; ++j) g[i * cols + j] = testbed::poison();
   const auto c = compare("C", g, e, rows, cols);
   CHECK(c.pattern == ErrorPattern::partly_unwritten);
   CHECK_THAT(c.describe(), Catch::Contains("ceiling division"));
@@ -141,14 +135,14 @@ TEST_CASE("Bands of whole rows never written between written ones are counted as
   const auto e = ramp(rows * cols);
   auto g = as_float(e);
   for (std::size_t i = 8; i < 32; ++i)
-    for (std::size_t j = 0; j < cols; ++j) g[i * cols + j] = poison();
+    for (std::size_t j = 0; j < cols; ++j) g[i * cols + j] = testbed::poison();
   auto c = compare("C", g, e, rows, cols);
   CHECK_FALSE(c.unwritten_trailing);
   CHECK(c.unwritten_rows == 24);
   CHECK(c.first_unwritten_row == 8);
   CHECK(c.unwritten_cols == 0);
   // One more unwritten element outside the bands: not whole rows any more.
-  g[0] = poison();
+  g[0] = testbed::poison();
   c = compare("C", g, e, rows, cols);
   CHECK(c.unwritten_rows == 0);
 }
@@ -177,7 +171,7 @@ TEST_CASE("A single value is described as the value, without elements, rows or c
   CHECK_THAT(wrong.describe(), Catch::Contains("Likely cause: out is one value computed from many"));
   CHECK(speaks_of_the_value_only(wrong.describe()));
 
-  const auto unwritten = compare("out", {poison()}, {3.0}, 1, 1, o);
+  const auto unwritten = compare("out", {testbed::poison()}, {3.0}, 1, 1, o);
   CHECK(unwritten.pattern == ErrorPattern::never_written);
   CHECK_THAT(unwritten.describe(), Catch::StartsWith("out was never written"));
   CHECK(speaks_of_the_value_only(unwritten.describe()));

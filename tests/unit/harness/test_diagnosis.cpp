@@ -10,19 +10,13 @@
 #include "cudalab/buffer.h"
 #include "cudalab/compare.h"
 #include "cudalab/diagnosis.h"
+#include "testbed.h"
 
 using cudalab::ErrorPattern;
 using cudalab::diagnosis::lead;
 using cudalab::diagnosis::ShapeFacts;
 
 namespace {
-
-float poison() {
-  float f;
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 ShapeFacts shape(const std::string& args, bool ok, ErrorPattern pattern = ErrorPattern::everywhere,
                  std::size_t elements = 100, std::size_t wrong = 90) {
@@ -286,10 +280,10 @@ TEST_CASE("Whole last rows unwritten are told apart from scattered ones by compa
   const std::size_t rows = 4, cols = 5;
   std::vector<float> got(rows * cols, 1.0f);
   const std::vector<double> expected(rows * cols, 1.0);
-  for (std::size_t j = 0; j < cols; ++j) got[3 * cols + j] = poison();
+  for (std::size_t j = 0; j < cols; ++j) got[3 * cols + j] = testbed::poison();
   CHECK(cudalab::compare("C", got, expected, rows, cols).unwritten_trailing);
   got.assign(rows * cols, 1.0f);
-  got[1 * cols + 2] = poison();
+  got[1 * cols + 2] = testbed::poison();
   CHECK_FALSE(cudalab::compare("C", got, expected, rows, cols).unwritten_trailing);
 }
 
@@ -803,7 +797,7 @@ TEST_CASE("A sum that is right only when out starts at 0 says that out is added 
 
 TEST_CASE("A sum never written and one that is 0 each lead with what the value shows",
           "[diagnosis][harness]") {
-  const float nan_poison = poison();  // the fill, as a kernel that never stores leaves it
+  const float nan_poison = testbed::poison();  // the fill, as a kernel that never stores leaves it
   const std::string never = sum_lead({{1, nan_poison, 0.5, 1}, {1000, nan_poison, 9.5, 2}});
   INFO(never);
   CHECK_THAT(never,
@@ -834,9 +828,9 @@ TEST_CASE("A check whose outputs are vectors keeps its element-wise lead even wh
   // lab 01's vector add at n=1 and n=1000, both never written: not a one-value check.
   cudalab::diagnosis::begin();
   cudalab::diagnosis::pause(true);  // the comparisons alone, handed over below
-  const auto one = cudalab::compare("c", {poison()}, {1.0}, 1, 1);
-  const auto many =
-      cudalab::compare("c", std::vector<float>(1000, poison()), std::vector<double>(1000, 1.0), 1, 1000);
+  const auto one = cudalab::compare("c", {testbed::poison()}, {1.0}, 1, 1);
+  const auto many = cudalab::compare("c", std::vector<float>(1000, testbed::poison()),
+                                     std::vector<double>(1000, 1.0), 1, 1000);
   cudalab::diagnosis::pause(false);
   cudalab::diagnosis::compared("vector_add(n=1)", one);
   cudalab::diagnosis::compared("vector_add(n=1000)", many);

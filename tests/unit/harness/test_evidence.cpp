@@ -14,18 +14,12 @@
 #include "cudalab/buffer.h"
 #include "cudalab/catch.h"
 #include "cudalab/evidence.h"
+#include "testbed.h"
 
 namespace ev = cudalab::evidence;
 namespace fs = std::filesystem;
 
 namespace {
-
-float poison() {
-  float f;
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 struct Launch {
   std::string label = "matmul(M=2 N=3 K=4)";
@@ -169,12 +163,12 @@ TEST_CASE("the memory judge finds writes past the end and changed inputs, not wr
 TEST_CASE("a memory check does not pass for a launch that wrote none of its output", "[evidence][harness]") {
   const Launch ref;
   Launch nothing;
-  nothing.got.assign(6, poison());
+  nothing.got.assign(6, testbed::poison());
   const auto v = ev::judge(write_and_read({nothing}, "s9"), write_and_read({ref}, "r9"), "memory");
   CHECK_FALSE(v.ok);
   CHECK(all(v).find("wrote none of the 6 elements of C") != std::string::npos);
   Launch some;
-  some.got[0] = poison();  // partly written: its values are another check's business
+  some.got[0] = testbed::poison();  // partly written: its values are another check's business
   CHECK(ev::judge(write_and_read({some}, "s10"), write_and_read({ref}, "r10"), "memory").ok);
 }
 
