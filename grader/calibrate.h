@@ -8,9 +8,9 @@
 // lab.toml.
 //
 // The proposal (propose) and the lab.toml edit (apply_to_lab_toml) are pure
-// host functions, unit-tested in tests/unit/test_calibrate.cpp; run_calibration
-// runs the variants' test binaries (or, with from_records, reads the records
-// of an earlier run: a dry run that needs no GPU).
+// host functions, unit-tested in tests/unit/grader/test_calibrate.cpp;
+// run_calibration runs the variants' test binaries (or, with from_records,
+// reads the records of an earlier run: a dry run that needs no GPU).
 #pragma once
 
 #include <filesystem>

@@ -208,7 +208,7 @@ std::string format_table(const Table& t) {
       "# process; expect \"pass\": the reference and the correct alternatives,\n"
       "# \"fail\": the mistakes the check is about) and the thresholds its rules\n"
       "# derived (docs/calibration.md). Written by `cudalab calibrate --write`,\n"
-      "# which replaces the checks it times; tests/unit/test_calibration_tables.cpp\n"
+      "# which replaces the checks it times; tests/unit/grader/test_calibration_tables.cpp\n"
       "# checks each lab.toml against it.\n\n"
       "[gpu]\nname = {}\nsm = {}\n",
       label, quoted(t.gpu), quoted(t.sm));

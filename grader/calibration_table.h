@@ -4,7 +4,7 @@
 // and the correct alternatives must pass, the foils must fail) and the
 // thresholds calibrate.h's rules derived from them. `cudalab calibrate --write`
 // writes it; the framework's tests check every lab.toml against every table
-// (tests/unit/test_calibration_tables.cpp). Host-only; nothing that grades
+// (tests/unit/grader/test_calibration_tables.cpp). Host-only; nothing that grades
 // reads it.
 //
 //   [gpu]

@@ -101,7 +101,7 @@ bool root() {
 
 }  // namespace
 
-TEST_CASE("The probe reports what confines a check") {
+TEST_CASE("The probe reports what confines a check", "[sandbox][grader]") {
   const auto& p = probe_isolation();
   INFO(p.json);
   CHECK(p.ok);
@@ -115,7 +115,8 @@ TEST_CASE("The probe reports what confines a check") {
   }
 }
 
-TEST_CASE("A check may create files in its scratch folder, and read its binary and lab.toml") {
+TEST_CASE("A check may create files in its scratch folder, and read its binary and lab.toml",
+          "[sandbox][grader]") {
   Scratch s;
   CHECK(boxed(s, {"write", (s.dir / "out.txt").string()}).ok());
   CHECK(boxed(s, {"mkdir", (s.dir / "sub").string()}).ok());
@@ -131,7 +132,7 @@ TEST_CASE("A check may create files in its scratch folder, and read its binary a
   CHECK(boxed(s, {"thread-kill-self"}).ok());
 }
 
-TEST_CASE("A check cannot create a file outside its scratch folder") {
+TEST_CASE("A check cannot create a file outside its scratch folder", "[sandbox][grader]") {
   Scratch s, sibling;
   const fs::path in_tmp = fs::path("/tmp") / ("cudalab-sandbox-forged-" + std::to_string(getpid()));
   // Controls: unconfined, the same helper can.
@@ -150,7 +151,7 @@ TEST_CASE("A check cannot create a file outside its scratch folder") {
   fs::remove(in_tmp);
 }
 
-TEST_CASE("A check cannot read another submission's folder") {
+TEST_CASE("A check cannot read another submission's folder", "[sandbox][grader]") {
   Scratch s;
   REQUIRE(helper({"read", world().secret.string()}));
   CHECK(denied(boxed(s, {"read", world().secret.string()})));
@@ -160,7 +161,7 @@ TEST_CASE("A check cannot read another submission's folder") {
   CHECK(denied(boxed(s, {"list", "/tmp"})));
 }
 
-TEST_CASE("A check cannot run another program") {
+TEST_CASE("A check cannot run another program", "[sandbox][grader]") {
   Scratch s;
   REQUIRE(helper({"exec", "/bin/ls"}));
   CHECK(denied(boxed(s, {"exec", "/bin/ls"})));
@@ -171,7 +172,7 @@ TEST_CASE("A check cannot run another program") {
   CHECK(boxed(s, {"exec", "/bin/ls"}, spec).ok());
 }
 
-TEST_CASE("A check has no network: a TCP connection to 127.0.0.1 fails") {
+TEST_CASE("A check has no network: a TCP connection to 127.0.0.1 fails", "[sandbox][grader]") {
   const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   REQUIRE(listener >= 0);
   sockaddr_in a{};
@@ -202,7 +203,7 @@ struct TempDir {
 };
 }  // namespace
 
-TEST_CASE("A check has no sockets, unless the run asks for unix sockets") {
+TEST_CASE("A check has no sockets, unless the run asks for unix sockets", "[sandbox][grader]") {
   REQUIRE(helper({"unix"}));
   REQUIRE(helper({"socketpair-dgram"}));
   Scratch s;
@@ -220,7 +221,8 @@ TEST_CASE("A check has no sockets, unless the run asks for unix sockets") {
   if (probe_isolation().seccomp) CHECK(denied(boxed(s, {"udp"}, unix_sockets)));
 }
 
-TEST_CASE("A GPU check has the CUDA runtime's unix sockets, which cannot connect (unix_listen)") {
+TEST_CASE("A GPU check has the CUDA runtime's unix sockets, which cannot connect (unix_listen)",
+          "[sandbox][grader]") {
   REQUIRE(helper({"bind-abstract"}));
   REQUIRE(helper({"unix-dgram"}));
   Scratch s;
@@ -237,7 +239,8 @@ TEST_CASE("A GPU check has the CUDA runtime's unix sockets, which cannot connect
   CHECK(denied(boxed(s, {"udp"}, cuda)));
 }
 
-TEST_CASE("A check cannot connect to a unix socket, though anybody may (the session bus, Docker's)") {
+TEST_CASE("A check cannot connect to a unix socket, though anybody may (the session bus, Docker's)",
+          "[sandbox][grader]") {
   // Landlock does not govern connect() to a pathname socket: a listener in a
   // folder the check cannot read, that anybody may connect to.
   TempDir folder("unix", 0777);
@@ -292,7 +295,7 @@ TEST_CASE("A check cannot connect to a unix socket, though anybody may (the sess
   close(listener);
 }
 
-TEST_CASE("A check cannot read /run (sockets, a container's secrets)") {
+TEST_CASE("A check cannot read /run (sockets, a container's secrets)", "[sandbox][grader]") {
   if (!fs::is_directory("/run")) return;
   REQUIRE(helper({"list", "/run"}));
   Scratch s;
@@ -300,7 +303,8 @@ TEST_CASE("A check cannot read /run (sockets, a container's secrets)") {
   if (fs::is_directory("/var/run")) CHECK(denied(boxed(s, {"list", "/var/run"})));
 }
 
-TEST_CASE("The build profile runs compilers: processes, the build folder, the system; nothing else") {
+TEST_CASE("The build profile runs compilers: processes, the build folder, the system; nothing else",
+          "[sandbox][grader]") {
   const auto& p = probe_isolation();
   Scratch s;
   // The course source and the build folder, private to the grader (under
@@ -352,7 +356,7 @@ TEST_CASE("The build profile runs compilers: processes, the build folder, the sy
   CHECK(who.output == fmt::format("uid {} gid {}\n", getuid(), getgid()));
 }
 
-TEST_CASE("The build profile keeps root from what Landlock does not govern") {
+TEST_CASE("The build profile keeps root from what Landlock does not govern", "[sandbox][grader]") {
   const auto& p = probe_isolation();
   Scratch s;
   TempDir out("out");
@@ -381,7 +385,8 @@ TEST_CASE("The build profile keeps root from what Landlock does not govern") {
   CHECK_THAT(status.output, Catch::Contains("CapBnd:\t0000000000000006"));
 }
 
-TEST_CASE("A check cannot start processes, leave its process group, or touch the grader") {
+TEST_CASE("A check cannot start processes, leave its process group, or touch the grader",
+          "[sandbox][grader]") {
   const auto& p = probe_isolation();
   Scratch s;
   const std::string grader = std::to_string(getpid());
@@ -398,7 +403,8 @@ TEST_CASE("A check cannot start processes, leave its process group, or touch the
   CHECK(boxed(s, {"fork"}, spec).ok());
 }
 
-TEST_CASE("A check runs as nobody under root, with HOME and TMPDIR in its scratch folder") {
+TEST_CASE("A check runs as nobody under root, with HOME and TMPDIR in its scratch folder",
+          "[sandbox][grader]") {
   Scratch s;
   const auto who = boxed(s, {"whoami"});
   REQUIRE(who.ok());
@@ -412,7 +418,8 @@ TEST_CASE("A check runs as nobody under root, with HOME and TMPDIR in its scratc
   CHECK(boxed(s, {"cwd"}).output == dir);
 }
 
-TEST_CASE("A check writes its record through the descriptor it was given, and gets no other") {
+TEST_CASE("A check writes its record through the descriptor it was given, and gets no other",
+          "[sandbox][grader]") {
   Scratch s;
   const fs::path record = world().root / "record.json";  // outside the scratch folder
   const int fd = ::open(record.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -432,7 +439,7 @@ TEST_CASE("A check writes its record through the descriptor it was given, and ge
   CHECK(line == "record");
 }
 
-TEST_CASE("The launcher refuses what it cannot confine, with the reason") {
+TEST_CASE("The launcher refuses what it cannot confine, with the reason", "[sandbox][grader]") {
   Scratch s;
   SandboxSpec spec;
   spec.read.push_back(world().root / "missing.toml");
@@ -459,7 +466,8 @@ TEST_CASE("The launcher refuses what it cannot confine, with the reason") {
   }
 }
 
-TEST_CASE("A command that closes its output before it exits keeps its exit code (run_process)") {
+TEST_CASE("A command that closes its output before it exits keeps its exit code (run_process)",
+          "[sandbox][grader]") {
   // GNU tools close stdout and stderr at exit; the sandbox's checks run
   // them. Closing the output used to get the command killed (SIGKILL).
   ProcessOptions o;

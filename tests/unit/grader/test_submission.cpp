@@ -47,9 +47,9 @@ bool mentions(const std::vector<std::string>& lines, const std::string& text) {
   return false;
 }
 
-// Where tools/extract.py is: CUDALAB_TEST_DATA is <source>/tests/data.
+// Where tools/extract.py is.
 fs::path source_root() {
-  return fs::path(CUDALAB_TEST_DATA).parent_path().parent_path();
+  return CUDALAB_SOURCE_ROOT;
 }
 
 // Builds an archive at `path` with Python's zipfile or tarfile (there wherever
@@ -101,7 +101,7 @@ bool nothing_in(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("A submission in repo layout gives each lab its student file") {
+TEST_CASE("A submission in repo layout gives each lab its student file", "[submission][grader]") {
   TempDir d;
   d.write("labs/03_tiling/matmul_tiled.cu");
   d.write("labs/02_naive_matmul/matmul_naive.cu");
@@ -113,7 +113,7 @@ TEST_CASE("A submission in repo layout gives each lab its student file") {
   CHECK(plan.ignored.empty());
 }
 
-TEST_CASE("A flat submission and one nested one folder deep are both found") {
+TEST_CASE("A flat submission and one nested one folder deep are both found", "[submission][grader]") {
   TempDir flat, nested;
   flat.write("matmul_tiled.cu");
   nested.write("alice-lab3/matmul_tiled.cu");
@@ -121,7 +121,7 @@ TEST_CASE("A flat submission and one nested one folder deep are both found") {
   CHECK(plan_submission(nested.path, labs()).find("03_tiling")->complete());
 }
 
-TEST_CASE("A missing student file is reported for its lab only") {
+TEST_CASE("A missing student file is reported for its lab only", "[submission][grader]") {
   TempDir d;
   d.write("matmul_tiled.cu");
   const auto plan = plan_submission(d.path, labs());
@@ -131,7 +131,8 @@ TEST_CASE("A missing student file is reported for its lab only") {
   CHECK_THAT(naive->missing[0], Catch::Contains("missing matmul_naive.cu"));
 }
 
-TEST_CASE("Test files, manifests and other files in a submission are ignored with the reason") {
+TEST_CASE("Test files, manifests and other files in a submission are ignored with the reason",
+          "[submission][grader]") {
   TempDir d;
   d.write("labs/03_tiling/matmul_tiled.cu");
   d.write("labs/03_tiling/test_tiling.cpp", "TEST_CASE(\"always passes\") {}");
@@ -145,7 +146,8 @@ TEST_CASE("Test files, manifests and other files in a submission are ignored wit
   CHECK(mentions(plan.ignored, ".git/: not part of a submission"));
 }
 
-TEST_CASE("Of two copies of a file the one in repo layout is graded and the other listed") {
+TEST_CASE("Of two copies of a file the one in repo layout is graded and the other listed",
+          "[submission][grader]") {
   TempDir d;
   d.write("labs/03_tiling/matmul_tiled.cu", "// the right one\n");
   d.write("old/matmul_tiled.cu", "// an old one\n");
@@ -154,7 +156,7 @@ TEST_CASE("Of two copies of a file the one in repo layout is graded and the othe
   CHECK(mentions(plan.ignored, "old/matmul_tiled.cu: a second copy of matmul_tiled.cu"));
 }
 
-TEST_CASE("A student file over the size limit is not graded") {
+TEST_CASE("A student file over the size limit is not graded", "[submission][grader]") {
   TempDir d;
   d.write("matmul_tiled.cu", std::string(kMaxStudentFileBytes + 1, 'x'));
   const auto plan = plan_submission(d.path, labs());
@@ -163,13 +165,13 @@ TEST_CASE("A student file over the size limit is not graded") {
   CHECK_THAT(lab->missing[0], Catch::Contains("over the") && Catch::Contains("limit"));
 }
 
-TEST_CASE("An empty submission misses every lab's file") {
+TEST_CASE("An empty submission misses every lab's file", "[submission][grader]") {
   TempDir d;
   const auto plan = plan_submission(d.path, labs());
   for (const auto& lab : plan.labs) CHECK_FALSE(lab.complete());
 }
 
-TEST_CASE("Odd file names are printed escaped and links are never followed") {
+TEST_CASE("Odd file names are printed escaped and links are never followed", "[submission][grader]") {
   TempDir d;
   d.write("matmul_tiled.cu");
   d.write(std::string("we\x01ird\xff name.cu"));
@@ -180,7 +182,7 @@ TEST_CASE("Odd file names are printed escaped and links are never followed") {
   CHECK(mentions(plan.ignored, "link.cu: a symbolic link"));
 }
 
-TEST_CASE("Archive names are recognised by their extension") {
+TEST_CASE("Archive names are recognised by their extension", "[submission][grader]") {
   CHECK(is_archive("a.zip"));
   CHECK(is_archive("alice.tar.gz"));
   CHECK(is_archive("b.tgz"));
@@ -188,7 +190,8 @@ TEST_CASE("Archive names are recognised by their extension") {
   CHECK_FALSE(is_archive(".zip"));
 }
 
-TEST_CASE("A zip bomb of many members each under the member limit is refused by the total", "[archive]") {
+TEST_CASE("A zip bomb of many members each under the member limit is refused by the total",
+          "[submission][archive][grader]") {
   TempDir d;
   // 40 members of 9 MiB zeros: 360 MiB unpacked from a few hundred KiB.
   make_archive(d.path / "bomb.zip",
@@ -201,7 +204,8 @@ TEST_CASE("A zip bomb of many members each under the member limit is refused by 
   CHECK(nothing_in(u.dest));
 }
 
-TEST_CASE("A tar.gz bomb is refused by the total before it is decompressed whole", "[archive]") {
+TEST_CASE("A tar.gz bomb is refused by the total before it is decompressed whole",
+          "[submission][archive][grader]") {
   TempDir d;
   make_archive(d.path / "bomb.tar.gz",
                "zero = bytes(9 * MiB)\ntgz_of([(f'f{i}.bin', zero) for i in range(40)])");
@@ -212,7 +216,8 @@ TEST_CASE("A tar.gz bomb is refused by the total before it is decompressed whole
   CHECK(nothing_in(u.dest));
 }
 
-TEST_CASE("An archive of more than 2000 members is refused whole, one of 2000 is read", "[archive]") {
+TEST_CASE("An archive of more than 2000 members is refused whole, one of 2000 is read",
+          "[submission][archive][grader]") {
   TempDir d;
   make_archive(d.path / "flood.zip", "zip_of([(f'f{i}', b'x') for i in range(2001)])");
   make_archive(d.path / "full.zip",
@@ -229,7 +234,7 @@ TEST_CASE("An archive of more than 2000 members is refused whole, one of 2000 is
 }
 
 TEST_CASE("Members too big, too compressed, too deep or oddly named are skipped with the reason",
-          "[archive]") {
+          "[submission][archive][grader]") {
   TempDir d;
   make_archive(d.path / "odd.zip", R"(zip_of([
     ('big.bin', bytes(20 * MiB)),
@@ -256,7 +261,7 @@ TEST_CASE("Members too big, too compressed, too deep or oddly named are skipped 
   CHECK(plan_submission(u.dest, labs()).find("03_tiling")->complete());
 }
 
-TEST_CASE("At most 100 skipped members are listed, then their count", "[archive]") {
+TEST_CASE("At most 100 skipped members are listed, then their count", "[submission][archive][grader]") {
   TempDir d;
   make_archive(d.path / "many.zip",
                "zip_of([(f'../x{i}', b'x') for i in range(150)] + [('matmul_tiled.cu', b'//')])");
@@ -266,7 +271,8 @@ TEST_CASE("At most 100 skipped members are listed, then their count", "[archive]
   CHECK(u.ignored.back() == "...: 50 more members skipped");
 }
 
-TEST_CASE("An honest zip and tar.gz unpack, their links and big members skipped", "[archive]") {
+TEST_CASE("An honest zip and tar.gz unpack, their links and big members skipped",
+          "[submission][archive][grader]") {
   TempDir d;
   make_archive(d.path / "alice.zip",
                "zip_of([('labs/03_tiling/matmul_tiled.cu', b'// code'), ('matmul_naive.cu', b'// code')])");
@@ -289,7 +295,8 @@ TEST_CASE("An honest zip and tar.gz unpack, their links and big members skipped"
   CHECK(plan_submission(bob.dest, labs()).find("03_tiling")->complete());
 }
 
-TEST_CASE("A file that is no archive is refused in one line, never a traceback", "[archive]") {
+TEST_CASE("A file that is no archive is refused in one line, never a traceback",
+          "[submission][archive][grader]") {
   TempDir d;
   d.write("erin.zip", "not a zip at all\n");
   d.write("broken.tar.gz", "\x1f\x8b not gzip either");

@@ -14,18 +14,12 @@
 #include "cudalab/buffer.h"
 #include "cudalab/catch.h"
 #include "cudalab/evidence.h"
+#include "testbed.h"
 
 namespace ev = cudalab::evidence;
 namespace fs = std::filesystem;
 
 namespace {
-
-float poison() {
-  float f;
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 struct Launch {
   std::string label = "matmul(M=2 N=3 K=4)";
@@ -78,7 +72,7 @@ std::string all(const ev::Verdict& v) {
 
 }  // namespace
 
-TEST_CASE("evidence written through a descriptor reads back record for record") {
+TEST_CASE("evidence written through a descriptor reads back record for record", "[evidence][harness]") {
   Launch l;
   const ev::Evidence e = write_and_read({l, l}, "roundtrip");
   REQUIRE(e.records.size() == 4);
@@ -92,7 +86,7 @@ TEST_CASE("evidence written through a descriptor reads back record for record") 
   CHECK(e.records[1].compared.atol == 1e-3);
 }
 
-TEST_CASE("outputs that match the reference's expected values are judged correct") {
+TEST_CASE("outputs that match the reference's expected values are judged correct", "[evidence][harness]") {
   const Launch ref;
   Launch mine;
   mine.got[4] += 1e-4f;  // within the reference's tolerance
@@ -106,7 +100,8 @@ TEST_CASE("outputs that match the reference's expected values are judged correct
   CHECK_FALSE(ev::judge(s, write_and_read({ref}, "r1b", /*with_expected=*/false), "values").ok);
 }
 
-TEST_CASE("a wrong output fails however the test process judged it, with the harness's own diagnosis") {
+TEST_CASE("a wrong output fails however the test process judged it, with the harness's own diagnosis",
+          "[evidence][harness]") {
   const Launch ref;
   Launch mine;
   mine.got[5] = 0;
@@ -117,7 +112,8 @@ TEST_CASE("a wrong output fails however the test process judged it, with the har
   CHECK(v.failures[0].find("1 of 6 elements are wrong") != std::string::npos);
 }
 
-TEST_CASE("the tolerance comes from the reference's evidence, never from the student's") {
+TEST_CASE("the tolerance comes from the reference's evidence, never from the student's",
+          "[evidence][harness]") {
   Launch ref;
   Launch mine;
   mine.got[0] = 1.5f;  // far outside 1e-3
@@ -128,7 +124,8 @@ TEST_CASE("the tolerance comes from the reference's evidence, never from the stu
   CHECK_FALSE(v.ok);
 }
 
-TEST_CASE("a check that stops early or compares other launches is not judged correct") {
+TEST_CASE("a check that stops early or compares other launches is not judged correct",
+          "[evidence][harness]") {
   const Launch ref;
   Launch other;
   other.label = "matmul(M=1 N=1 K=1)";
@@ -143,7 +140,8 @@ TEST_CASE("a check that stops early or compares other launches is not judged cor
   CHECK_FALSE(nothing.ok);
 }
 
-TEST_CASE("the memory judge finds writes past the end and changed inputs, not wrong values") {
+TEST_CASE("the memory judge finds writes past the end and changed inputs, not wrong values",
+          "[evidence][harness]") {
   const Launch ref;
   Launch wrong_values;
   wrong_values.got = {9, 9, 9, 9, 9, 9};
@@ -162,19 +160,19 @@ TEST_CASE("the memory judge finds writes past the end and changed inputs, not wr
   CHECK(all(w).find("changed the input A") != std::string::npos);
 }
 
-TEST_CASE("a memory check does not pass for a launch that wrote none of its output") {
+TEST_CASE("a memory check does not pass for a launch that wrote none of its output", "[evidence][harness]") {
   const Launch ref;
   Launch nothing;
-  nothing.got.assign(6, poison());
+  nothing.got.assign(6, testbed::poison());
   const auto v = ev::judge(write_and_read({nothing}, "s9"), write_and_read({ref}, "r9"), "memory");
   CHECK_FALSE(v.ok);
   CHECK(all(v).find("wrote none of the 6 elements of C") != std::string::npos);
   Launch some;
-  some.got[0] = poison();  // partly written: its values are another check's business
+  some.got[0] = testbed::poison();  // partly written: its values are another check's business
   CHECK(ev::judge(write_and_read({some}, "s10"), write_and_read({ref}, "r10"), "memory").ok);
 }
 
-TEST_CASE("evidence cut short or of another format is refused with a reason") {
+TEST_CASE("evidence cut short or of another format is refused with a reason", "[evidence][harness]") {
   const fs::path file = fs::temp_directory_path() / "cudalab-evidence-bad.bin";
   {
     std::ofstream out(file, std::ios::binary);

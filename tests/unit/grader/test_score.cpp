@@ -41,7 +41,7 @@ Judged judged(const std::string& id, Verdict verdict, double ratio = -1) {
   return JudgedForTests::make(r);
 }
 
-TEST_CASE("Correctness checks are all or nothing") {
+TEST_CASE("Correctness checks are all or nothing", "[score][grader]") {
   CheckSpec c;
   c.id = "square";
   c.kind = CheckKind::correctness;
@@ -51,7 +51,7 @@ TEST_CASE("Correctness checks are all or nothing") {
   CHECK(score_check(c, judged("square", Verdict::timeout), {}).points == 0);
 }
 
-TEST_CASE("A speed check scores nothing unless its correctness checks passed") {
+TEST_CASE("A speed check scores nothing unless its correctness checks passed", "[score][grader]") {
   const auto spec = speed_spec();
   const auto fast = judged("fast", Verdict::pass, 1.5);
   const auto s = score_check(spec, fast, {judged("square", Verdict::fail), fast});
@@ -61,7 +61,7 @@ TEST_CASE("A speed check scores nothing unless its correctness checks passed") {
   CHECK_FALSE(score_check(spec, fast, {judged("square", Verdict::pass), fast}).gated);
 }
 
-TEST_CASE("Speed credit is linear between the curve's ends") {
+TEST_CASE("Speed credit is linear between the curve's ends", "[score][grader]") {
   const auto spec = speed_spec();
   const auto ok = judged("square", Verdict::pass);
   CHECK(score_check(spec, judged("fast", Verdict::pass, 1.3), {ok}).points == 20);
@@ -70,13 +70,13 @@ TEST_CASE("Speed credit is linear between the curve's ends") {
   CHECK(score_check(spec, judged("fast", Verdict::fail, 0.9), {ok}).points == 0);
 }
 
-TEST_CASE("A speed check that measured nothing scores nothing") {
+TEST_CASE("A speed check that measured nothing scores nothing", "[score][grader]") {
   const auto spec = speed_spec();
   CHECK(score_check(spec, judged("fast", Verdict::fail), {judged("square", Verdict::pass)}).points == 0);
   CHECK(score_check(spec, judged("fast", Verdict::not_run), {judged("square", Verdict::pass)}).points == 0);
 }
 
-TEST_CASE("A speed check's ratio counts only when the grader's replay timed it", "[trust]") {
+TEST_CASE("A speed check's ratio counts only when the grader's replay timed it", "[score][trust][grader]") {
   const auto spec = speed_spec();
   const auto ok = judged("square", Verdict::pass);
   // The grader's replay (a Testimony): its ratio gives credit.
@@ -103,7 +103,8 @@ TEST_CASE("A speed check's ratio counts only when the grader's replay timed it",
   }
 }
 
-TEST_CASE("A correctness pass claimed without the reference's evidence is never a pass", "[trust]") {
+TEST_CASE("A correctness pass claimed without the reference's evidence is never a pass",
+          "[score][trust][grader]") {
   CheckSpec c;
   c.id = "square";
   c.kind = CheckKind::correctness;
@@ -117,7 +118,7 @@ TEST_CASE("A correctness pass claimed without the reference's evidence is never 
         Verdict::fail);
 }
 
-TEST_CASE("Words can be rewritten, verdicts and timed ratios cannot", "[trust]") {
+TEST_CASE("Words can be rewritten, verdicts and timed ratios cannot", "[score][trust][grader]") {
   const Judged before = judged("square", Verdict::fail);
   Judged j = before;
   j.edit_words([](CheckResult& w) {
@@ -137,7 +138,7 @@ TEST_CASE("Words can be rewritten, verdicts and timed ratios cannot", "[trust]")
   CHECK(t.verdict() == Verdict::timeout);
 }
 
-TEST_CASE("The grader's own word never passes a check", "[trust]") {
+TEST_CASE("The grader's own word never passes a check", "[score][trust][grader]") {
   CheckSpec c;
   c.id = "square";
   c.kind = CheckKind::correctness;
@@ -145,13 +146,13 @@ TEST_CASE("The grader's own word never passes a check", "[trust]") {
   CHECK(judge_failed_testimony(Testimony{result("square", Verdict::pass)}).verdict() == Verdict::error);
 }
 
-TEST_CASE("./cudalab test previews the points of the checks it ran itself") {
+TEST_CASE("./cudalab test previews the points of the checks it ran itself", "[score][grader]") {
   const auto spec = speed_spec();
   CHECK(preview_check_score(spec, result("fast", Verdict::fail, 1.15), {result("square", Verdict::pass)})
             .points == Approx(10));
 }
 
-TEST_CASE("Expectation files give verdicts and phrases per check") {
+TEST_CASE("Expectation files give verdicts and phrases per check", "[score][grader]") {
   const auto f = parse_expect(R"(
 description = "no boundary checks"
 base = "solutions"
@@ -174,7 +175,8 @@ ragged = { verdict = "fail", says = "boundary" }
 }
 
 TEST_CASE(
-    "a submission's correctness checks run side by side: one per core in CPU mode, up to eight on a GPU") {
+    "a submission's correctness checks run side by side: one per core in CPU mode, up to eight on a GPU",
+    "[score][grader]") {
   CHECK(check_jobs(0, /*cpu_mode=*/true, 2) == 2);
   CHECK(check_jobs(0, true, 16) == 16);
   CHECK(check_jobs(0, /*cpu_mode=*/false, 16) == 8);
@@ -188,7 +190,8 @@ TEST_CASE(
   CHECK(check_jobs(6, true, 2) == 6);
 }
 
-TEST_CASE("--gpus names the GPUs a batch grades on, as CUDA_VISIBLE_DEVICES shows each alone") {
+TEST_CASE("--gpus names the GPUs a batch grades on, as CUDA_VISIBLE_DEVICES shows each alone",
+          "[score][grader]") {
   std::string error;
   CHECK(parse_gpus("all", 2, nullptr, error) == std::vector<std::string>{"0", "1"});
   CHECK(parse_gpus("1", 4, nullptr, error) == std::vector<std::string>{"0"});
@@ -201,7 +204,7 @@ TEST_CASE("--gpus names the GPUs a batch grades on, as CUDA_VISIBLE_DEVICES show
   CHECK(error.empty());
 }
 
-TEST_CASE("--gpus that asks for a GPU the machine does not have says what it has") {
+TEST_CASE("--gpus that asks for a GPU the machine does not have says what it has", "[score][grader]") {
   std::string error;
   CHECK(parse_gpus("3", 2, nullptr, error).empty());
   CHECK(error == "--gpus 3: this machine has 2 usable GPUs");
@@ -222,7 +225,8 @@ TEST_CASE("--gpus that asks for a GPU the machine does not have says what it has
   CHECK(error == "--gpus: no GPU is usable here");
 }
 
-TEST_CASE("a batch over several GPUs grades every submission once, each on one GPU at a time") {
+TEST_CASE("a batch over several GPUs grades every submission once, each on one GPU at a time",
+          "[score][grader]") {
   // Without a GPU or a build: a stand-in stage that throws for one
   // submission; the batch must still report every submission exactly once.
   GraderConfig cfg;
@@ -247,7 +251,8 @@ TEST_CASE("a batch over several GPUs grades every submission once, each on one G
   }
 }
 
-TEST_CASE("A failed build always shows something: the compiler, ninja's error, or its last lines") {
+TEST_CASE("A failed build always shows something: the compiler, ninja's error, or its last lines",
+          "[score][grader]") {
   const std::string overlay = "/grade/overlay/labs";
   const std::string compiler = "[1/2] Compiling\nFAILED: labs/x.o\nc++ -c x\n" + overlay +
                                "/05_reduction/reduction.cu:12:3: error: expected ';'\nninja: build stopped\n";

@@ -6,12 +6,12 @@
 
 using namespace cudalab;
 
-TEST_CASE("Intact guard zones report nothing") {
+TEST_CASE("Intact guard zones report nothing", "[guard][harness]") {
   std::vector<std::uint8_t> zone(64, kGuardByte);
   CHECK(describe_guard_damage("C", 4, 1000, zone, zone).empty());
 }
 
-TEST_CASE("Writes past the end are counted in floats and located by index") {
+TEST_CASE("Writes past the end are counted in floats and located by index", "[guard][harness]") {
   std::vector<std::uint8_t> before(64, kGuardByte), after(64, kGuardByte);
   after[0] = 0;          // C[1000]
   after[4 * 3 + 2] = 0;  // C[1003]
@@ -20,7 +20,8 @@ TEST_CASE("Writes past the end are counted in floats and located by index") {
   CHECK_THAT(m[0], Catch::Contains("wrote 2 floats past the end of C (first at C[1000]"));
 }
 
-TEST_CASE("Writes past a one-value buffer say it holds one value, not how many elements long it is") {
+TEST_CASE("Writes past a one-value buffer say it holds one value, not how many elements long it is",
+          "[guard][harness]") {
   std::vector<std::uint8_t> before(64, kGuardByte), after(64, kGuardByte);
   after[0] = 0;      // out[1]
   after[4 * 6] = 0;  // out[7]
@@ -33,7 +34,7 @@ TEST_CASE("Writes past a one-value buffer say it holds one value, not how many e
   CHECK_THAT(m[0], !Catch::Contains("element"));
 }
 
-TEST_CASE("Writes before the start are located with negative indices") {
+TEST_CASE("Writes before the start are located with negative indices", "[guard][harness]") {
   std::vector<std::uint8_t> before(64, kGuardByte), after(64, kGuardByte);
   before[63] = 1;  // C[-1]
   before[40] = 1;  // C[-6]
@@ -43,7 +44,7 @@ TEST_CASE("Writes before the start are located with negative indices") {
              Catch::Contains("wrote 2 floats before the start of C (nearest at C[-1], farthest at C[-6])"));
 }
 
-TEST_CASE("The poison pattern is recognised and ordinary NaNs are not poison") {
+TEST_CASE("The poison pattern is recognised and ordinary NaNs are not poison", "[guard][harness]") {
   float p;
   const std::uint32_t bits = 0xFFFFFFFFu;
   std::memcpy(&p, &bits, 4);

@@ -11,33 +11,11 @@
 #include "grade_document.h"
 #include "judged_for_tests.h"
 #include "report_html.h"
+#include "testbed.h"
 
 using namespace cudalab;
 
 namespace {
-
-LabSpec lab_spec() {
-  return parse_lab(R"(
-[lab]
-title = "Tiled"
-student_files = ["matmul_tiled.cu"]
-tests = ["t.cpp"]
-[[check]]
-id = "square"
-name = "tiled matmul is correct on squares"
-kind = "correctness"
-points = 20
-[[check]]
-id = "fast"
-name = "tiled matmul is fast"
-kind = "speed"
-points = 10
-requires = ["square"]
-min_ratio = 1.3
-credit = { zero_at = 1.0, full_at = 1.3 }
-)",
-                   "lab.toml", "03_tiling");
-}
 
 SubmissionGrade graded(const LabSpec& spec, const LabSpec& other) {
   SubmissionGrade g;
@@ -128,8 +106,9 @@ std::string conforms(const nlohmann::json& v, const nlohmann::json& schema, cons
 
 }  // namespace
 
-TEST_CASE("A grade document reads back as itself, and its views read back the same", "[grade_document]") {
-  const LabSpec spec = lab_spec(), other = lab_spec();
+TEST_CASE("A grade document reads back as itself, and its views read back the same",
+          "[grade-document][grader]") {
+  const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
   const GradeDocument doc = grade_document(graded(spec, other), "1.2.3");
   const nlohmann::json j = to_json(doc);
   CHECK(j["format"] == std::string(kGradeFormat));
@@ -152,11 +131,12 @@ TEST_CASE("A grade document reads back as itself, and its views read back the sa
         std::string::npos);
 }
 
-TEST_CASE("grader/schema/grade.schema.json describes every field the grader writes", "[grade_document]") {
+TEST_CASE("grader/schema/grade.schema.json describes every field the grader writes",
+          "[grade-document][grader]") {
   const auto schema =
       nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
   CHECK(schema["properties"]["format"]["const"] == std::string(kGradeFormat));
-  const LabSpec spec = lab_spec(), other = lab_spec();
+  const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
   const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));
   CHECK(conforms(j, schema, schema, "grade") == "");
   // The validator itself fails on what does not conform.
@@ -169,8 +149,8 @@ TEST_CASE("grader/schema/grade.schema.json describes every field the grader writ
 }
 
 TEST_CASE("A grade document of another format, or with a bad field, is refused with its place named",
-          "[grade_document]") {
-  const LabSpec spec = lab_spec(), other = lab_spec();
+          "[grade-document][grader]") {
+  const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
   const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));
   std::string error;
   nlohmann::json v2 = j;

@@ -4,7 +4,7 @@
 
 using namespace cudalab;
 
-TEST_CASE("A memcheck report names the kernel, the access and the summary") {
+TEST_CASE("A memcheck report names the kernel, the access and the summary", "[sanitizer][grader]") {
   const std::string out = R"(========= COMPUTE-SANITIZER
 cudalab: NVIDIA H100 80GB HBM3; seed 2026
 ========= Invalid __global__ write of size 4 bytes
@@ -31,7 +31,7 @@ cudalab: NVIDIA H100 80GB HBM3; seed 2026
   CHECK_THAT(s, !Catch::Contains("Host Frame"));
 }
 
-TEST_CASE("A racecheck report quotes the first race") {
+TEST_CASE("A racecheck report quotes the first race", "[sanitizer][grader]") {
   const std::string out = R"(========= COMPUTE-SANITIZER
 ========= Error: Race reported between Write access at matmul_tiled_kernel(const float *, const float *, float *, int, int, int)+0x2a0 in /x/matmul_tiled.cu:40
 =========     and Read access at matmul_tiled_kernel(const float *, const float *, float *, int, int, int)+0x3b0 in /x/matmul_tiled.cu:48 [2048 hazards]
@@ -45,7 +45,7 @@ TEST_CASE("A racecheck report quotes the first race") {
   CHECK_THAT(s, Catch::Contains("RACECHECK SUMMARY: 1 hazard"));
 }
 
-TEST_CASE("A clean sanitizer run reports nothing") {
+TEST_CASE("A clean sanitizer run reports nothing", "[sanitizer][grader]") {
   CHECK(summarize_sanitizer("memcheck", "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n")
             .empty());
   CHECK(summarize_sanitizer("racecheck",

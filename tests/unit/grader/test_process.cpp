@@ -17,7 +17,7 @@ ProcessResult run(std::vector<std::string> argv) {
 }
 }  // namespace
 
-TEST_CASE("A command's output and exit code are captured") {
+TEST_CASE("A command's output and exit code are captured", "[process][grader]") {
   const auto r = run({"sh", "-c", "echo hello; echo oops >&2; exit 3"});
   CHECK(r.started);
   CHECK(r.exit_code == 3);
@@ -25,7 +25,8 @@ TEST_CASE("A command's output and exit code are captured") {
   CHECK(r.describe() == "exit code 3");
 }
 
-TEST_CASE("A command can run at a lower priority (builds that overlap timed checks do)") {
+TEST_CASE("A command can run at a lower priority (builds that overlap timed checks do)",
+          "[process][grader]") {
   ProcessOptions o;
   o.argv = {"sh", "-c", "nice"};  // prints its own nice value
   o.niceness = 10;
@@ -36,7 +37,8 @@ TEST_CASE("A command can run at a lower priority (builds that overlap timed chec
   CHECK(std::stoi(run({"sh", "-c", "nice"}).output) == ours);
 }
 
-TEST_CASE("A command that hangs is killed at its timeout, with the children it started") {
+TEST_CASE("A command that hangs is killed at its timeout, with the children it started",
+          "[process][grader]") {
   ProcessOptions o;
   o.argv = {"sh", "-c", "sleep 30 & sleep 30; echo never"};
   o.timeout_s = 0.5;
@@ -46,13 +48,13 @@ TEST_CASE("A command that hangs is killed at its timeout, with the children it s
   CHECK_THAT(r.describe(), Catch::Contains("timed out"));
 }
 
-TEST_CASE("A crash is reported with the signal's name") {
+TEST_CASE("A crash is reported with the signal's name", "[process][grader]") {
   const auto r = run({"sh", "-c", "kill -SEGV $$"});
   CHECK(r.signal == SIGSEGV);
   CHECK_THAT(r.describe(), Catch::Contains("SIGSEGV"));
 }
 
-TEST_CASE("A printf flood is capped, keeping its beginning and its end") {
+TEST_CASE("A printf flood is capped, keeping its beginning and its end", "[process][grader]") {
   ProcessOptions o;
   o.argv = {"sh", "-c", "echo FIRST; yes flood | head -c 5000000; echo; echo LAST"};
   o.output_cap = 4096;
@@ -64,13 +66,13 @@ TEST_CASE("A printf flood is capped, keeping its beginning and its end") {
              Catch::StartsWith("FIRST") && Catch::Contains("LAST") && Catch::Contains("bytes of output cut"));
 }
 
-TEST_CASE("A command that does not exist is reported, not thrown") {
+TEST_CASE("A command that does not exist is reported, not thrown", "[process][grader]") {
   const auto r = run({"/nonexistent/cudalab-test-binary"});
   CHECK(r.exit_code == 127);
   CHECK_THAT(r.output, Catch::Contains("cannot run"));
 }
 
-TEST_CASE("The minimal environment keeps PATH and drops the grader's secrets") {
+TEST_CASE("The minimal environment keeps PATH and drops the grader's secrets", "[process][grader]") {
   setenv("CUDALAB_SECRET_SEED", "12345", 1);
   const auto env = minimal_environment();
   CHECK(env.count("PATH") == 1);

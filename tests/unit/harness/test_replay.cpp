@@ -47,7 +47,7 @@ std::string self_exe() {
 
 }  // namespace
 
-TEST_CASE("a launch trace survives its JSON form unchanged") {
+TEST_CASE("a launch trace survives its JSON form unchanged", "[replay][harness]") {
   const rp::Trace t = two_launches();
   rp::Trace back;
   std::string error;
@@ -64,7 +64,7 @@ TEST_CASE("a launch trace survives its JSON form unchanged") {
   CHECK(back.launches[1].relocations[0].delta == 16);
 }
 
-TEST_CASE("a trace whose pointers leave their parameter or buffer is refused") {
+TEST_CASE("a trace whose pointers leave their parameter or buffer is refused", "[replay][harness]") {
   std::string error;
   rp::Trace back;
   {
@@ -90,7 +90,7 @@ TEST_CASE("a trace whose pointers leave their parameter or buffer is refused") {
   }
 }
 
-TEST_CASE("a malformed or oversized trace is refused with a reason, never half read") {
+TEST_CASE("a malformed or oversized trace is refused with a reason, never half read", "[replay][harness]") {
   std::string error;
   rp::Trace back;
   CHECK_FALSE(rp::from_json("", back, error));
@@ -113,7 +113,8 @@ TEST_CASE("a malformed or oversized trace is refused with a reason, never half r
   CHECK_FALSE(rp::from_json(rp::to_json(many), back, error));
 }
 
-TEST_CASE("pointers into the timed buffers are found in a launch's parameters, other words are left alone") {
+TEST_CASE("pointers into the timed buffers are found in a launch's parameters, other words are left alone",
+          "[replay][harness]") {
   const std::vector<std::pair<std::uint64_t, std::uint64_t>> buffers = {{0x1000, 0x100}, {0x2000, 0x100}};
   // A struct of {int n; int pad; float* p; float* end; long other}.
   std::string param = std::string(8, '\0') + word(0x2010) + word(0x2100) + word(0x3000);
@@ -128,7 +129,8 @@ TEST_CASE("pointers into the timed buffers are found in a launch's parameters, o
   CHECK(rp::find_pointers(std::string("\x01\x02\x03\x04", 4), 0, buffers).empty());
 }
 
-TEST_CASE("a section is read out of an ELF object, and a file that is not one is refused") {
+TEST_CASE("a section is read out of an ELF object, and a file that is not one is refused",
+          "[replay][harness]") {
   const std::string exe = self_exe();
   std::string out, error;
   REQUIRE(rp::elf_section(exe, ".text", out, error));
@@ -140,7 +142,8 @@ TEST_CASE("a section is read out of an ELF object, and a file that is not one is
   CHECK_FALSE(rp::elf_section(cut, ".text", out, error));
 }
 
-TEST_CASE("compiled kernels are packed and unpacked piece by piece, and a truncated pack is refused") {
+TEST_CASE("compiled kernels are packed and unpacked piece by piece, and a truncated pack is refused",
+          "[replay][harness]") {
   const std::vector<std::string> pieces = {"first", std::string(3, '\0'), ""};
   std::vector<std::string> back;
   std::string error;

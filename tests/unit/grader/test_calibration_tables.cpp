@@ -4,7 +4,7 @@
 // second part is what keeps a threshold's provenance honest: a lab.toml
 // number changed by hand, a variant added or turned from foil to correct
 // alternative, fails here until `cudalab calibrate --write` runs again on a
-// GPU. Host-only. `unit-tests "[calibration-tables]"` runs it alone.
+// GPU. Host-only. `grader-tests "[calibration-tables]"` runs it alone.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "calibration_table.h"
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
+#include "testbed.h"
 
 using namespace cudalab;
 using namespace cudalab::calibration;
@@ -22,21 +23,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Measured m(const std::string& variant, bool correct, std::vector<double> ratios) {
-  Measured x;
-  x.variant = variant;
-  x.correct = correct;
-  x.ratios = ratios;
-  x.noise = std::vector<double>(ratios.size(), 0.1);
-  x.runs = static_cast<int>(ratios.size());
-  return x;
-}
-
 // Lab 04's speed check as the H100 measured it on 2026-11-24.
 TableEntry transpose_entry() {
-  const std::vector<Measured> ms = {m("block_32x32", false, {0.595, 0.595, 0.596}),
-                                    m("no_padding", false, {0.590, 0.594, 0.591}),
-                                    m("solution", true, {0.998, 1.003, 0.994})};
+  const std::vector<Measured> ms = {testbed::measured("block_32x32", false, {0.595, 0.595, 0.596}),
+                                    testbed::measured("no_padding", false, {0.590, 0.594, 0.591}),
+                                    testbed::measured("solution", true, {0.998, 1.003, 0.994})};
   const Proposal p = propose(ms, 0.80, Credit{0.60, 0.90});
   REQUIRE(p.feasible);
   TableEntry e = make_entry("04_transpose", "speed", ms, p, Margins{});
@@ -52,7 +43,8 @@ bool same(double a, double b, double tol = 1e-9) {
 
 }  // namespace
 
-TEST_CASE("Calibration tables: a table is named after its GPU and compute capability", "[calibration]") {
+TEST_CASE("Calibration tables: a table is named after its GPU and compute capability",
+          "[calibration-tables][calibration][grader]") {
   CHECK(table_file_name("NVIDIA H100 80GB HBM3", "sm_90") == "nvidia-h100-80gb-hbm3-sm90.toml");
   CHECK(table_file_name("NVIDIA H200", "sm_90") == "nvidia-h200-sm90.toml");
   CHECK(table_file_name("NVIDIA GeForce RTX 4090", "sm_89") == "nvidia-geforce-rtx-4090-sm89.toml");
@@ -63,14 +55,14 @@ TEST_CASE("Calibration tables: a table is named after its GPU and compute capabi
 }
 
 TEST_CASE("Calibration tables: a table written and read back holds the same measurements and thresholds",
-          "[calibration]") {
+          "[calibration-tables][calibration][grader]") {
   Table t{"NVIDIA H100 80GB HBM3", "sm_90", {}};
   t.put(transpose_entry());
-  Measured memoized = m("memoized", false, {});
+  Measured memoized = testbed::measured("memoized", false, {});
   memoized.runs = 3;
   memoized.problem = "speed not measured: the output of timed run 1 was wrong";
-  const std::vector<Measured> ms = {m("naive_as_tiled", false, {0.9983, 1.0012, 0.9961}), memoized,
-                                    m("solution", true, {1.51419, 1.5131, 1.5149})};
+  const std::vector<Measured> ms = {testbed::measured("naive_as_tiled", false, {0.9983, 1.0012, 0.9961}),
+                                    memoized, testbed::measured("solution", true, {1.51419, 1.5131, 1.5149})};
   const Proposal p = propose(ms, 1.30, Credit{1.05, 1.30});
   REQUIRE(p.feasible);
   TableEntry tiled = make_entry("03_tiling", "faster-than-naive", ms, p, Margins{});
@@ -118,7 +110,8 @@ TEST_CASE("Calibration tables: a table written and read back holds the same meas
   CHECK(again.find("03_tiling", "faster-than-naive")->date == "2026-11-23");
 }
 
-TEST_CASE("Calibration tables: a malformed table is refused with its line", "[calibration]") {
+TEST_CASE("Calibration tables: a malformed table is refused with its line",
+          "[calibration-tables][calibration][grader]") {
   const std::string good = format_table(Table{"G", "sm_90", {transpose_entry()}});
   CHECK_NOTHROW(parse_table(good, "g.toml"));
   CHECK_THROWS_WITH(parse_table("[gpu]\nname = \"G\"\n[[check]]\nlab = \"04_transpose\"\n", "g.toml"),
@@ -134,7 +127,7 @@ TEST_CASE("Calibration tables: a malformed table is refused with its line", "[ca
 }
 
 TEST_CASE("Calibration tables: thresholds the measurements do not allow are named, with the rule",
-          "[calibration]") {
+          "[calibration-tables][calibration][grader]") {
   const TableEntry e = transpose_entry();
   CHECK(threshold_problems(e, 0.80, Credit{0.60, 0.90}).empty());
   CHECK(threshold_problems(e, 0.70, Credit{0.60, 0.85}).empty());  // other values the rules allow
@@ -165,7 +158,7 @@ TEST_CASE("Calibration tables: thresholds the measurements do not allow are name
 // --- the repository's tables ----------------------------------------------------
 
 TEST_CASE("Every GPU's calibration table agrees with the labs' thresholds and variants",
-          "[calibration-tables]") {
+          "[calibration-tables][calibration][grader]") {
   const fs::path root = CUDALAB_SOURCE_ROOT;
   const fs::path tables_dir = root / "calibration", labs_dir = root / "labs",
                  variants_dir = root / "tests" / "variants";

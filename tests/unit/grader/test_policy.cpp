@@ -11,7 +11,7 @@
 
 using namespace cudalab;
 
-TEST_CASE("The calls a kernel launcher needs are allowed") {
+TEST_CASE("The calls a kernel launcher needs are allowed", "[policy][grader]") {
   const std::vector<std::string> ok = {
       "cudaLaunchKernel",
       "__cudaPushCallConfiguration",
@@ -29,7 +29,8 @@ TEST_CASE("The calls a kernel launcher needs are allowed") {
   CHECK(check_symbols(ok, {}).empty());
 }
 
-TEST_CASE("Calls into the reference, cuBLAS and the system are refused with the symbol named") {
+TEST_CASE("Calls into the reference, cuBLAS and the system are refused with the symbol named",
+          "[policy][grader]") {
   const auto v =
       check_symbols({"fopen", "_ZN3ref12matmul_tiledEPKfS1_Pfiii", "cublasSgemm_v2", "cudaDeviceReset"}, {});
   REQUIRE(v.size() == 4);
@@ -43,14 +44,14 @@ TEST_CASE("Calls into the reference, cuBLAS and the system are refused with the 
   CHECK_THAT(v[3].why, Catch::Contains("file, process and network calls are not allowed"));
 }
 
-TEST_CASE("Thrust is named as such, not by the many calls its headers make") {
+TEST_CASE("Thrust is named as such, not by the many calls its headers make", "[policy][grader]") {
   const auto v =
       check_symbols({"dlopen", "cudaSetDevice", "getenv"}, {"_ZN6thrust6detail6vectorIfE6resizeEm"});
   REQUIRE(v.size() == 1);
   CHECK_THAT(v[0].why, Catch::Contains("Thrust"));
 }
 
-TEST_CASE("Including the course's own files is refused, its public headers are not") {
+TEST_CASE("Including the course's own files is refused, its public headers are not", "[policy][grader]") {
   const auto bad = forbidden_includes(
       {"/course/labs/03_tiling/matmul_tiled.cu", "/usr/include/stdio.h",
        "/course/harness/include/cudalab/lab.cuh", "/course/solutions/03_tiling/matmul_tiled.cu"},
@@ -140,7 +141,7 @@ const char* const kLauncher =
 
 }  // namespace
 
-TEST_CASE("A clean launcher passes: static helpers, std::vector, printf and std::cout") {
+TEST_CASE("A clean launcher passes: static helpers, std::vector, printf and std::cout", "[policy][grader]") {
   const auto v = check("clean", std::string(R"(
 #include <cstdio>
 #include <iostream>
@@ -164,7 +165,7 @@ void matmul_tiled(const float* A, const float* B, float* C, int M, int N, int K)
   CHECK(v.empty());
 }
 
-TEST_CASE("Defining a harness function, strong or weak, is refused naming the owner") {
+TEST_CASE("Defining a harness function, strong or weak, is refused naming the owner", "[policy][grader]") {
   for (const char* attr : {"", "__attribute__((weak))"}) {
     const auto v =
         check(std::string("forge") + (*attr ? "-weak" : ""),
@@ -180,7 +181,7 @@ TEST_CASE("Defining a harness function, strong or weak, is refused naming the ow
   }
 }
 
-TEST_CASE("Defining a CUDA runtime or C library function is refused naming the library") {
+TEST_CASE("Defining a CUDA runtime or C library function is refused naming the library", "[policy][grader]") {
   auto v = check("cudart", std::string(R"(extern "C" int cudaEventElapsedTime(float* ms, void*, void*) {
   *ms = 1e-3f; return 0; }
 )") + kLauncher);
@@ -198,7 +199,7 @@ extern "C" void* memcpy(void* d, const void* s, std::size_t n) {
                              "C and C++ runtime"));
 }
 
-TEST_CASE("An unknown global helper is refused: helpers must be static") {
+TEST_CASE("An unknown global helper is refused: helpers must be static", "[policy][grader]") {
   const auto v =
       check("helper", std::string("float scale(float x) { return 2 * x; }\nint counter = 3;\n") + kLauncher);
   INFO(all(v));
@@ -208,7 +209,8 @@ TEST_CASE("An unknown global helper is refused: helpers must be static") {
   CHECK_THAT(all(v), Catch::Contains("defines counter, a global variable"));
 }
 
-TEST_CASE("Calling the harness beyond lab.cuh is refused, also from a static constructor") {
+TEST_CASE("Calling the harness beyond lab.cuh is refused, also from a static constructor",
+          "[policy][grader]") {
   const auto v = check("calls", std::string(R"(
 namespace cudalab { void begin_check(const char* name); }
 static int forged = (cudalab::begin_check("square"), 1);
@@ -219,7 +221,7 @@ static int forged = (cudalab::begin_check("square"), 1);
         "use only CUDA_CHECK, cudalab::ceil_div and CUDALAB_TODO from the harness");
 }
 
-TEST_CASE("System call instructions are found byte by byte, with section and function") {
+TEST_CASE("System call instructions are found byte by byte, with section and function", "[policy][grader]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"asm volatile(\"syscall\" : : \"a\"(39) : \"rcx\", \"r11\", \"memory\");", "(syscall)"},
       {"asm volatile(\"jmp 1f\\n.byte 0x0f, 0x05\\n1:\");", "(syscall)"},
@@ -243,7 +245,7 @@ TEST_CASE("System call instructions are found byte by byte, with section and fun
   }
 }
 
-TEST_CASE("A static constructor's system call is found in .text.startup") {
+TEST_CASE("A static constructor's system call is found in .text.startup", "[policy][grader]") {
   const auto v = check("ctor", std::string(R"(
 static int pid() { long r; asm volatile("syscall" : "=a"(r) : "a"(39) : "rcx", "r11", "memory"); return r; }
 static int forged = pid();
@@ -254,7 +256,7 @@ static int forged = pid();
                              ".text.startup"));
 }
 
-TEST_CASE("File streams and the library's file internals are refused by the allow-list") {
+TEST_CASE("File streams and the library's file internals are refused by the allow-list", "[policy][grader]") {
   auto v = check("ofstream", std::string(R"(#include <fstream>
 void matmul_tiled(const float*, const float*, float* C, int, int, int) {
   std::ofstream out("/tmp/forged.json"); out << "{\"verdict\": \"pass\"}"; C[0] = 1; }
@@ -275,7 +277,8 @@ void matmul_tiled(const float*, const float*, float* C, int, int, int) {
                              "file, process and network calls are not allowed"));
 }
 
-TEST_CASE("A standard instantiation the harness has too passes: the linker keeps the harness's copy") {
+TEST_CASE("A standard instantiation the harness has too passes: the linker keeps the harness's copy",
+          "[policy][grader]") {
   const std::string forged = R"(
 namespace std { __attribute__((noinline)) inline int cudalab_sample(int x) { return x; } }
 void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] = std::cudalab_sample(M); }
@@ -310,7 +313,8 @@ int main() { float c = 0; matmul_tiled(nullptr, nullptr, &c, 5, 0, 0); std::prin
 
 TEST_CASE(
     "A standard instantiation a library linked after the student's file has too passes only as the same "
-    "code") {
+    "code",
+    "[policy][grader]") {
   // The CUDA runtime's archive comes after the student's files in the link.
   static const Owners later = [] {
     std::string error;
@@ -345,7 +349,7 @@ void matmul_tiled(const float*, const float*, float* C, int M, int, int) { C[0] 
                         "template that the CUDA runtime defines too"));
 }
 
-TEST_CASE("Kernels are the functions nvcc gives a host stub") {
+TEST_CASE("Kernels are the functions nvcc gives a host stub", "[policy][grader]") {
   const std::vector<Symbol> defined = {
       {"_Z12matmul_tiledPKfS0_Pfiii", 'T'},
       {"_Z19matmul_tiled_kernelPKfS0_Pfiii", 'T'},

@@ -10,19 +10,13 @@
 #include "cudalab/buffer.h"
 #include "cudalab/compare.h"
 #include "cudalab/diagnosis.h"
+#include "testbed.h"
 
 using cudalab::ErrorPattern;
 using cudalab::diagnosis::lead;
 using cudalab::diagnosis::ShapeFacts;
 
 namespace {
-
-float poison() {
-  float f;
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 ShapeFacts shape(const std::string& args, bool ok, ErrorPattern pattern = ErrorPattern::everywhere,
                  std::size_t elements = 100, std::size_t wrong = 90) {
@@ -42,7 +36,7 @@ ShapeFacts shape(const std::string& args, bool ok, ErrorPattern pattern = ErrorP
 
 }  // namespace
 
-TEST_CASE("A shape's dimensions are read from its label") {
+TEST_CASE("A shape's dimensions are read from its label", "[diagnosis][harness]") {
   const auto d = cudalab::diagnosis::parse_dims("M=17 N=33 K=9");
   REQUIRE(d.size() == 3);
   CHECK(d[0] == std::make_pair(std::string("M"), 17LL));
@@ -51,7 +45,8 @@ TEST_CASE("A shape's dimensions are read from its label") {
   CHECK(cudalab::diagnosis::parse_dims("no shape").empty());
 }
 
-TEST_CASE("Right on multiples of the tile and wrong elsewhere leads with the boundary checks") {
+TEST_CASE("Right on multiples of the tile and wrong elsewhere leads with the boundary checks",
+          "[diagnosis][harness]") {
   // A missing boundary check on K: the error is spread over all of C at
   // 17x33x9 (C[0][0] too), so no shape alone points at the boundary.
   const std::vector<ShapeFacts> facts = {shape("M=1 N=1 K=1", false), shape("M=17 N=33 K=9", false),
@@ -65,7 +60,8 @@ TEST_CASE("Right on multiples of the tile and wrong elsewhere leads with the bou
   CHECK_THAT(s, !Catch::Contains("race"));
 }
 
-TEST_CASE("A split by the tile leads with the boundary checks even when a rerun changes the values") {
+TEST_CASE("A split by the tile leads with the boundary checks even when a rerun changes the values",
+          "[diagnosis][harness]") {
   // Threads past the edge read memory outside A and B, which differs between
   // runs (seen on an H100 for tiled and naive matmuls without boundary checks).
   auto facts = std::vector<ShapeFacts>{shape("M=17 N=33 K=9", false, ErrorPattern::scattered, 561, 30),
@@ -76,7 +72,7 @@ TEST_CASE("A split by the tile leads with the boundary checks even when a rerun 
   CHECK_THAT(s, Catch::Contains("change from run to run"));
 }
 
-TEST_CASE("A race that hides on the multiples of the tile still leads as a race") {
+TEST_CASE("A race that hides on the multiples of the tile still leads as a race", "[diagnosis][harness]") {
   // Gallery 23 on an H100: no __syncthreads after the inner product, right at
   // every multiple of 16, a few elements wrong elsewhere, changing on a rerun.
   auto facts = std::vector<ShapeFacts>{
@@ -94,7 +90,8 @@ TEST_CASE("A race that hides on the multiples of the tile still leads as a race"
 }
 
 TEST_CASE(
-    "An output that is 0 wherever it is wrong leads with a result never stored, not the index arithmetic") {
+    "An output that is 0 wherever it is wrong leads with a result never stored, not the index arithmetic",
+    "[diagnosis][harness]") {
   auto facts = std::vector<ShapeFacts>{shape("M=17 N=33 K=9", false), shape("M=64 N=64 K=64", false)};
   for (auto& f : facts) f.wrong_zero = f.wrong;
   CHECK_THAT(lead(facts), Catch::StartsWith("C holds 0 wherever it is wrong at M=17 N=33 K=9"));
@@ -102,13 +99,13 @@ TEST_CASE(
   CHECK_THAT(lead(facts), !Catch::Contains("holds 0"));
 }
 
-TEST_CASE("Only K ragged in every failure says so") {
+TEST_CASE("Only K ragged in every failure says so", "[diagnosis][harness]") {
   const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true), shape("M=17 N=33 K=16", true),
                                          shape("M=64 N=64 K=104", false), shape("M=32 N=48 K=9", false)};
   CHECK_THAT(lead(facts), Catch::Contains("only where K is not a multiple of 16"));
 }
 
-TEST_CASE("Different results on a rerun lead with a race, whatever the pattern") {
+TEST_CASE("Different results on a rerun lead with a race, whatever the pattern", "[diagnosis][harness]") {
   auto facts = std::vector<ShapeFacts>{shape("M=16 N=16 K=16", false, ErrorPattern::scattered, 256, 64),
                                        shape("M=17 N=33 K=9", false, ErrorPattern::boundary)};
   facts[0].rerun_changed = 40;
@@ -118,7 +115,7 @@ TEST_CASE("Different results on a rerun lead with a race, whatever the pattern")
   CHECK_THAT(s, !Catch::Contains("boundary"));
 }
 
-TEST_CASE("A failed launch leads with its configuration's problem") {
+TEST_CASE("A failed launch leads with its configuration's problem", "[diagnosis][harness]") {
   ShapeFacts f = shape("n=1", true);
   f.launch_failed = true;
   f.launch_error = "the kernel launch failed: invalid argument (cudaErrorInvalidValue)";
@@ -131,7 +128,8 @@ TEST_CASE("A failed launch leads with its configuration's problem") {
              Catch::Contains("block (4096, 1, 1)") && Catch::Contains("a block of more than 1024 threads"));
 }
 
-TEST_CASE("A store past the end of shared memory that CPU mode saw leads over a guess from the shapes") {
+TEST_CASE("A store past the end of shared memory that CPU mode saw leads over a guess from the shapes",
+          "[diagnosis][harness]") {
   // An unseen transpose whose load loop steps by 1 (CPU mode, 2026-11-25):
   // right at 32 x 32, the only square shape, so the shapes alone suggested
   // rows and cols mixed up.
@@ -149,7 +147,8 @@ TEST_CASE("A store past the end of shared memory that CPU mode saw leads over a 
                     !Catch::Contains("mixed up"));
 }
 
-TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattered ones do not") {
+TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattered ones do not",
+          "[diagnosis][harness]") {
   ShapeFacts f = shape("rows=33 cols=65", false, ErrorPattern::partly_unwritten);
   f.unwritten = 65;
   f.unwritten_trailing = true;
@@ -175,7 +174,8 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
                             !Catch::Contains("grid does not cover"));
 }
 
-TEST_CASE("Whole last rows unwritten under the reference's own grid lead with a bound, not the grid") {
+TEST_CASE("Whole last rows unwritten under the reference's own grid lead with a bound, not the grid",
+          "[diagnosis][harness]") {
   // A transpose whose store checks in's sides instead of out's (unseen
   // kernel, CPU mode 2026-11-25): at 64 x 256 out's last 192 rows are never
   // written, as with a swapped grid, but the grid is the reference's.
@@ -217,7 +217,8 @@ TEST_CASE("Whole last rows unwritten under the reference's own grid lead with a 
   CHECK_THAT(lead({f}), Catch::StartsWith("the grid does not cover all of out"));
 }
 
-TEST_CASE("Elements never written next to wrong ones, the same on a rerun, lead with the store's index") {
+TEST_CASE("Elements never written next to wrong ones, the same on a rerun, lead with the store's index",
+          "[diagnosis][harness]") {
   // A transpose storing with in's width: out[(row + j) * cols + col].
   ShapeFacts f = shape("rows=64 cols=256", false, ErrorPattern::partly_unwritten, 16384, 16320);
   f.output = "out";
@@ -260,7 +261,7 @@ TEST_CASE("Elements never written next to wrong ones, the same on a rerun, lead 
   }
 }
 
-TEST_CASE("Only the larger shapes wrong, with the smaller right, is said as such") {
+TEST_CASE("Only the larger shapes wrong, with the smaller right, is said as such", "[diagnosis][harness]") {
   const std::vector<ShapeFacts> facts = {
       shape("M=16 N=16 K=16", true, ErrorPattern::none, 256),
       shape("M=256 N=256 K=256", true, ErrorPattern::none, 65536),
@@ -268,25 +269,25 @@ TEST_CASE("Only the larger shapes wrong, with the smaller right, is said as such
   CHECK_THAT(lead(facts), Catch::StartsWith("only the larger shapes are wrong (from M=512 N=512 K=512 up"));
 }
 
-TEST_CASE("Not implemented yet needs no diagnosis, and a passing check gets none") {
+TEST_CASE("Not implemented yet needs no diagnosis, and a passing check gets none", "[diagnosis][harness]") {
   ShapeFacts f = shape("n=1", true);
   f.launch_failed = f.not_implemented = true;
   CHECK(lead({f}).empty());
   CHECK(lead({shape("n=1", true)}).empty());
 }
 
-TEST_CASE("Whole last rows unwritten are told apart from scattered ones by compare") {
+TEST_CASE("Whole last rows unwritten are told apart from scattered ones by compare", "[diagnosis][harness]") {
   const std::size_t rows = 4, cols = 5;
   std::vector<float> got(rows * cols, 1.0f);
   const std::vector<double> expected(rows * cols, 1.0);
-  for (std::size_t j = 0; j < cols; ++j) got[3 * cols + j] = poison();
+  for (std::size_t j = 0; j < cols; ++j) got[3 * cols + j] = testbed::poison();
   CHECK(cudalab::compare("C", got, expected, rows, cols).unwritten_trailing);
   got.assign(rows * cols, 1.0f);
-  got[1 * cols + 2] = poison();
+  got[1 * cols + 2] = testbed::poison();
   CHECK_FALSE(cudalab::compare("C", got, expected, rows, cols).unwritten_trailing);
 }
 
-TEST_CASE("A matrix narrower than the tile is not called a boundary error") {
+TEST_CASE("A matrix narrower than the tile is not called a boundary error", "[diagnosis][harness]") {
   // 17 x 1: all of it is a partial tile of 32 columns; wrong at [0][0].
   std::vector<float> got(17, 1.0f);
   const std::vector<double> expected(17, 1.0);
@@ -312,7 +313,8 @@ ShapeFacts unwritten_edge(const std::string& args, std::size_t rows, std::size_t
 
 }  // namespace
 
-TEST_CASE("One last element or row missing at every failing shape is an off-by-one before the store") {
+TEST_CASE("One last element or row missing at every failing shape is an off-by-one before the store",
+          "[diagnosis][harness]") {
   ShapeFacts one = shape("n=1", false, ErrorPattern::never_written, 1, 1);
   one.unwritten = 1;
   one.rows = one.cols = 1;
@@ -324,7 +326,8 @@ TEST_CASE("One last element or row missing at every failing shape is an off-by-o
   CHECK_THAT(s, !Catch::Contains("grid does not cover") && !Catch::Contains("boundary"));
 }
 
-TEST_CASE("Last rows missing, more than one at some shape, are a grid that does not cover the output") {
+TEST_CASE("Last rows missing, more than one at some shape, are a grid that does not cover the output",
+          "[diagnosis][harness]") {
   // The grid's x and y swapped (x from M, y from N): right on every square
   // shape, multiples of the tile or not; a split by the tile would wrongly
   // blame the boundary checks.
@@ -342,8 +345,8 @@ TEST_CASE("Last rows missing, more than one at some shape, are a grid that does 
                          "513 rows x 257 columns"));
 }
 
-TEST_CASE(
-    "Most elements wrong and the same on a rerun lead with the index arithmetic, not 'here and there'") {
+TEST_CASE("Most elements wrong and the same on a rerun lead with the index arithmetic, not 'here and there'",
+          "[diagnosis][harness]") {
   ShapeFacts f = shape("rows=32 cols=32", false, ErrorPattern::scattered, 1024, 992);
   f.rerun_changed = 0;
   CHECK_THAT(lead({f}),
@@ -353,7 +356,8 @@ TEST_CASE(
   CHECK_THAT(lead({f}), Catch::Contains("here and there"));
 }
 
-TEST_CASE("An output never written by a kernel that ran names the launch, not a missing one") {
+TEST_CASE("An output never written by a kernel that ran names the launch, not a missing one",
+          "[diagnosis][harness]") {
   // TILE 32 with blocks of 16 x 16 threads (unseen kernel, CPU mode
   // 2026-11-25): the tile's unfilled part is NaN, and so is every C.
   ShapeFacts f = shape("M=16 N=16 K=16", false, ErrorPattern::never_written, 256, 256);
@@ -368,7 +372,8 @@ TEST_CASE("An output never written by a kernel that ran names the launch, not a 
                     !Catch::Contains("does the launcher launch the kernel"));
 }
 
-TEST_CASE("An output right only when it starts at 0 leads with += into it, not with 'never written'") {
+TEST_CASE("An output right only when it starts at 0 leads with += into it, not with 'never written'",
+          "[diagnosis][harness]") {
   ShapeFacts f = shape("M=16 N=16 K=16", false, ErrorPattern::never_written, 256, 256);
   f.unwritten = 256;
   f.memory = {"wrote nothing into C"};
@@ -392,7 +397,8 @@ ShapeFacts matmul(int m, int n, int k, bool ok) {
 
 }  // namespace
 
-TEST_CASE("Right exactly where two dimensions are equal leads with them mixed up, not the boundary checks") {
+TEST_CASE("Right exactly where two dimensions are equal leads with them mixed up, not the boundary checks",
+          "[diagnosis][harness]") {
   // A naive matmul reading B with K as its width, `B[k * K + col]` (unseen
   // kernel, H100 2026-11-24): lab 02's ragged shapes are right only where
   // N = K, and those (1x1x1, 1000^3) are square, so M = N = K splits them too.
@@ -436,7 +442,8 @@ TEST_CASE("Right exactly where two dimensions are equal leads with them mixed up
   }
 }
 
-TEST_CASE("Rows and cols mixed up, with misplaced stores and a crash at another shape, is one lead") {
+TEST_CASE("Rows and cols mixed up, with misplaced stores and a crash at another shape, is one lead",
+          "[diagnosis][harness]") {
   // A matrix add indexing with row * rows + col, in CPU mode: right at 1x1 and
   // 1000x1000, misplaced at 33x65, an illegal address at 4097x31.
   ShapeFacts wrong = shape("rows=33 cols=65", false, ErrorPattern::partly_unwritten, 2145, 2100);
@@ -458,7 +465,8 @@ TEST_CASE("Rows and cols mixed up, with misplaced stores and a crash at another 
                     Catch::Contains("at rows=4097 cols=31 the launch fails"));
 }
 
-TEST_CASE("Threads that skip a barrier are told to keep it out of branches, in the output's own name") {
+TEST_CASE("Threads that skip a barrier are told to keep it out of branches, in the output's own name",
+          "[diagnosis][harness]") {
   ShapeFacts f = shape("rows=33 cols=65", false, ErrorPattern::scattered, 2145, 300);
   f.output = "out";
   f.barrier_skip =
@@ -472,7 +480,8 @@ TEST_CASE("Threads that skip a barrier are told to keep it out of branches, in t
                     Catch::Contains("past the edge of out") && !Catch::Contains("outside C"));
 }
 
-TEST_CASE("A launch CPU mode stopped at a barrier not every thread reaches leads with that barrier") {
+TEST_CASE("A launch CPU mode stopped at a barrier not every thread reaches leads with that barrier",
+          "[diagnosis][harness]") {
   // What harness/src/run.cpp records for simt's error (its words from
   // kBarrierNotReached on), at a ragged shape of a tiled matmul whose first
   // __syncthreads() sits inside `if (t + tx < K)`.
@@ -494,7 +503,8 @@ TEST_CASE("A launch CPU mode stopped at a barrier not every thread reaches leads
                     !Catch::Contains("the launch fails"));
 }
 
-TEST_CASE("Writes past the end at every failing shape, with a few wrong values, lead with the edge threads") {
+TEST_CASE("Writes past the end at every failing shape, with a few wrong values, lead with the edge threads",
+          "[diagnosis][harness]") {
   // A naive matmul with `if (row > M || col > N) return;` (unseen kernel, H100
   // 2026-11-24): at 1x1x1 the values are right but 2 floats land past the
   // end; at 17x33x9 a thread one column past the edge also stores into the
@@ -533,7 +543,8 @@ TEST_CASE("Writes past the end at every failing shape, with a few wrong values, 
   CHECK_THAT(lead({one, small, square}), Catch::StartsWith("the values are right, but at M=1 N=1 K=1"));
 }
 
-TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads with only one tile counting") {
+TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads with only one tile counting",
+          "[diagnosis][harness]") {
   // A tiled matmul resetting its accumulator inside the loop over tiles
   // (unseen kernel, H100 2026-11-24): lab 03's ragged shapes are right where
   // K <= 16 and wrong everywhere else, the same on a rerun.
@@ -555,7 +566,8 @@ TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads w
   CHECK_THAT(lead(facts), !Catch::Contains("one tile's worth"));
 }
 
-TEST_CASE("A right 1 x 1 x 1 alone is no sign that only one tile's worth counts or that size matters") {
+TEST_CASE("A right 1 x 1 x 1 alone is no sign that only one tile's worth counts or that size matters",
+          "[diagnosis][harness]") {
   // A tiled matmul reading B's tile with threadIdx.x for its row (unseen
   // kernel, CPU mode 2026-11-25): at 1 x 1 x 1 the one thread reads the
   // right element, every other shape is wrong all over, the same on a rerun.
@@ -571,7 +583,8 @@ TEST_CASE("A right 1 x 1 x 1 alone is no sign that only one tile's worth counts 
   CHECK_THAT(lead(facts), Catch::StartsWith("only one tile's worth of M and N counts"));
 }
 
-TEST_CASE("A one-element shape does not hide stores that land in the wrong places at the others") {
+TEST_CASE("A one-element shape does not hide stores that land in the wrong places at the others",
+          "[diagnosis][harness]") {
   // vector add storing c[i + 1] (unseen kernel, H100 2026-11-24): at n=1 the
   // one element is never written, at every other shape c[0] is never
   // written and the rest hold their neighbour's sum.
@@ -595,7 +608,8 @@ TEST_CASE("A one-element shape does not hide stores that land in the wrong place
                                   "kernel wrote 1 float past the end of c"));
 }
 
-TEST_CASE("Whole rows never written between right ones lead with an index that steps past them") {
+TEST_CASE("Whole rows never written between right ones lead with an index that steps past them",
+          "[diagnosis][harness]") {
   // A matrix add with `row = blockIdx.y * blockDim.x + threadIdx.y` (unseen
   // kernel, H100 2026-11-24): rows 8 to 31 of each 32 are never written.
   auto bands = [](const std::string& args, std::size_t rows, std::size_t cols, std::size_t unwritten_rows,
@@ -622,7 +636,7 @@ TEST_CASE("Whole rows never written between right ones lead with an index that s
   CHECK_THAT(s, Catch::Contains("blockIdx.y * blockDim.y + threadIdx.y") && !Catch::Contains("scattered"));
 }
 
-TEST_CASE("Checks judged side by side each collect only their own facts") {
+TEST_CASE("Checks judged side by side each collect only their own facts", "[diagnosis][harness]") {
   // The grader judges several checks' evidence at once, one per thread: one
   // check's begin() must not clear another's facts, nor its shapes land there.
   constexpr int kThreads = 4, kShapes = 200, kRounds = 50;
@@ -696,7 +710,8 @@ float guard_float() {
 
 }  // namespace
 
-TEST_CASE("A one-value check whose value changes on a rerun leads with a race, in words for a value") {
+TEST_CASE("A one-value check whose value changes on a rerun leads with a race, in words for a value",
+          "[diagnosis][harness]") {
   const std::string s = sum_lead({{1, 0.5, 0.5, 1}, {31, 2.0, 3.25, 1, 1}, {1000, 7.0, 9.5, 2}});
   INFO(s);
   CHECK_THAT(s,
@@ -706,7 +721,8 @@ TEST_CASE("A one-value check whose value changes on a rerun leads with a race, i
   CHECK(speaks_of_the_value_only(s));
 }
 
-TEST_CASE("A sum off by whole guard floats leads with loads past the end of the input") {
+TEST_CASE("A sum off by whole guard floats leads with loads past the end of the input",
+          "[diagnosis][harness]") {
   // A second load without its bound: n=31 reads 31 floats of the guard zone,
   // n=1000 24; 4096 is a multiple of two blocks and right.
   const double g = guard_float();
@@ -721,7 +737,8 @@ TEST_CASE("A sum off by whole guard floats leads with loads past the end of the 
 }
 
 TEST_CASE(
-    "Right wherever the grid has one block and wrong wherever it has several leads with the blocks' sums") {
+    "Right wherever the grid has one block and wrong wherever it has several leads with the blocks' sums",
+    "[diagnosis][harness]") {
   // Only block 0 adds its partial sum.
   const std::string s =
       sum_lead({{1, 0.5, 0.5, 1}, {31, 2.0, 2.0, 1}, {1000, 7.0, 9.5, 2}, {(1 << 20) + 7, 3.0, 41.0, 1024}});
@@ -733,7 +750,8 @@ TEST_CASE(
   CHECK(speaks_of_the_value_only(s));
 }
 
-TEST_CASE("A sum right on multiples of the block and wrong elsewhere leads with the end of the input") {
+TEST_CASE("A sum right on multiples of the block and wrong elsewhere leads with the end of the input",
+          "[diagnosis][harness]") {
   // The last partial block lost (a grid by floor division, with one block at least).
   const std::string s =
       sum_lead({{31, 0.0 + 1.0, 2.5, 1}, {1000, 7.0, 9.5, 3}, {1024, 4.0, 4.0, 4}, {4096, 30.0, 30.0, 16}});
@@ -744,7 +762,8 @@ TEST_CASE("A sum right on multiples of the block and wrong elsewhere leads with 
   CHECK(speaks_of_the_value_only(s));
 }
 
-TEST_CASE("A wrong sum with stores past out leads with the stores, in words for one value") {
+TEST_CASE("A wrong sum with stores past out leads with the stores, in words for one value",
+          "[diagnosis][harness]") {
   // Each block stores its sum at out[blockIdx.x]: out is block 0's sum, the rest land past it.
   cudalab::diagnosis::begin();
   for (const auto& [n, blocks] : {std::pair<int, int>{1000, 2}, {4096, 8}}) {
@@ -768,7 +787,7 @@ TEST_CASE("A wrong sum with stores past out leads with the stores, in words for 
   CHECK_THAT(s, !Catch::Contains("element") && !Catch::Contains(" row") && !Catch::Contains("column"));
 }
 
-TEST_CASE("A sum that is right only when out starts at 0 says that out is added to") {
+TEST_CASE("A sum that is right only when out starts at 0 says that out is added to", "[diagnosis][harness]") {
   const std::string s = sum_lead({{1, NAN, 0.5, 1, -1, true}, {31, NAN, 2.5, 1}});
   INFO(s);
   CHECK_THAT(s, Catch::StartsWith("out is right only when it starts at 0: at n=1 out came back NaN"));
@@ -776,8 +795,9 @@ TEST_CASE("A sum that is right only when out starts at 0 says that out is added 
   CHECK(speaks_of_the_value_only(s));
 }
 
-TEST_CASE("A sum never written and one that is 0 each lead with what the value shows") {
-  const float nan_poison = poison();  // the fill, as a kernel that never stores leaves it
+TEST_CASE("A sum never written and one that is 0 each lead with what the value shows",
+          "[diagnosis][harness]") {
+  const float nan_poison = testbed::poison();  // the fill, as a kernel that never stores leaves it
   const std::string never = sum_lead({{1, nan_poison, 0.5, 1}, {1000, nan_poison, 9.5, 2}});
   INFO(never);
   CHECK_THAT(never,
@@ -792,7 +812,8 @@ TEST_CASE("A sum never written and one that is 0 each lead with what the value s
   CHECK(speaks_of_the_value_only(zero));
 }
 
-TEST_CASE("A one-value check with nothing more specific says how far off the value is and why it may be") {
+TEST_CASE("A one-value check with nothing more specific says how far off the value is and why it may be",
+          "[diagnosis][harness]") {
   const std::string s =
       sum_lead({{1, 0.5, 0.5, 1}, {1000, 9.0, 9.5, 2}, {2048, 20.0, 20.0, 8}, {4096, 30.0, 31.0, 16}});
   INFO(s);
@@ -802,14 +823,14 @@ TEST_CASE("A one-value check with nothing more specific says how far off the val
   CHECK(speaks_of_the_value_only(s));
 }
 
-TEST_CASE(
-    "A check whose outputs are vectors keeps its element-wise lead even where one has a single element") {
+TEST_CASE("A check whose outputs are vectors keeps its element-wise lead even where one has a single element",
+          "[diagnosis][harness]") {
   // lab 01's vector add at n=1 and n=1000, both never written: not a one-value check.
   cudalab::diagnosis::begin();
   cudalab::diagnosis::pause(true);  // the comparisons alone, handed over below
-  const auto one = cudalab::compare("c", {poison()}, {1.0}, 1, 1);
-  const auto many =
-      cudalab::compare("c", std::vector<float>(1000, poison()), std::vector<double>(1000, 1.0), 1, 1000);
+  const auto one = cudalab::compare("c", {testbed::poison()}, {1.0}, 1, 1);
+  const auto many = cudalab::compare("c", std::vector<float>(1000, testbed::poison()),
+                                     std::vector<double>(1000, 1.0), 1, 1000);
   cudalab::diagnosis::pause(false);
   cudalab::diagnosis::compared("vector_add(n=1)", one);
   cudalab::diagnosis::compared("vector_add(n=1000)", many);

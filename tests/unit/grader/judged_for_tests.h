@@ -1,4 +1,4 @@
-// tests/unit/judged_for_tests.h: verdicts made up for the exports' and the
+// tests/unit/grader/judged_for_tests.h: verdicts made up for the exports' and the
 // scorer's tests. The grader itself has no such door (grader/judged.h): its
 // verdicts come from its own judges only. Defined here, in the tests alone.
 #pragma once

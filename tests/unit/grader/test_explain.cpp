@@ -43,7 +43,7 @@ const std::string kLaunch = "grid (256, 256, 1), block (32, 32, 1)";
 
 }  // namespace
 
-TEST_CASE("an unpadded tile leads with its bank conflicts, at the line that has them") {
+TEST_CASE("an unpadded tile leads with its bank conflicts, at the line that has them", "[explain][grader]") {
   const std::string lead =
       access_lead(report({line("global", "load", 48, 0, 4, 4), line("shared", "store", 48, 0, 0, 0),
                           line("global", "store", 59, 0, 4, 4), line("shared", "load", 59, 31, 0, 0)}),
@@ -55,7 +55,8 @@ TEST_CASE("an unpadded tile leads with its bank conflicts, at the line that has 
   CHECK(lead.find("tile[TILE][TILE + 1]") != std::string::npos);
 }
 
-TEST_CASE("a padded tile with no conflicts and coalesced accesses points at the launch, naming it") {
+TEST_CASE("a padded tile with no conflicts and coalesced accesses points at the launch, naming it",
+          "[explain][grader]") {
   const std::string lead =
       access_lead(report({line("global", "load", 48, 0, 4, 4), line("shared", "store", 48, 0, 0, 0),
                           line("global", "store", 59, 0, 4, 4), line("shared", "load", 59, 0, 0, 0)}),
@@ -65,7 +66,8 @@ TEST_CASE("a padded tile with no conflicts and coalesced accesses points at the 
   CHECK(lead.find("bank conflicts:") == std::string::npos);
 }
 
-TEST_CASE("global accesses far above their ideal sectors lead as uncoalesced when shared memory is clean") {
+TEST_CASE("global accesses far above their ideal sectors lead as uncoalesced when shared memory is clean",
+          "[explain][grader]") {
   const std::string lead =
       access_lead(report({line("global", "load", 48, 0, 4, 4), line("global", "store", 50, 0, 32, 4),
                           line("shared", "load", 59, 0.02, 0, 0)}),
@@ -75,14 +77,14 @@ TEST_CASE("global accesses far above their ideal sectors lead as uncoalesced whe
   CHECK(lead.find("your launch") == std::string::npos);
 }
 
-TEST_CASE("no report, an empty one or a malformed one gives no lead") {
+TEST_CASE("no report, an empty one or a malformed one gives no lead", "[explain][grader]") {
   CHECK(access_lead("", kLaunch).empty());
   CHECK(access_lead("{\"lines\": []}", kLaunch).empty());
   CHECK(access_lead("not json", kLaunch).empty());
   CHECK(access_lead("{\"lines\": 3}", kLaunch).empty());
 }
 
-TEST_CASE("the traced launch is described by its grid and block") {
+TEST_CASE("the traced launch is described by its grid and block", "[explain][grader]") {
   replay::Trace t;
   replay::Launch l;
   l.kernel = "_Z16transpose_kernelPKfPfii";
@@ -115,7 +117,8 @@ const std::string kBarrierLead =
 
 }  // namespace
 
-TEST_CASE("a boundary-looking failure on the GPU gets a second look in CPU mode, a race one from racecheck") {
+TEST_CASE("a boundary-looking failure on the GPU gets a second look in CPU mode, a race one from racecheck",
+          "[explain][grader]") {
   CHECK(second_opinion_for(failed_with({kBoundaryLead, "C[0][0] is wrong"}), true) ==
         SecondOpinion::cpu_mode);
   CHECK(second_opinion_for(failed_with({"Diagnosis: a race between threads. Run twice ..."}), true) ==
@@ -141,7 +144,8 @@ TEST_CASE("a boundary-looking failure on the GPU gets a second look in CPU mode,
   CHECK(second_opinion_for(failed_with({"not implemented yet"}), true) == SecondOpinion::none);
 }
 
-TEST_CASE("an illegal address on the GPU gives way to CPU mode's read past a __shared__ array") {
+TEST_CASE("an illegal address on the GPU gives way to CPU mode's read past a __shared__ array",
+          "[explain][grader]") {
   // An unseen tiled matmul whose inner loop runs `k <= TILE` (H100, 2026-11-25).
   const std::string gpu =
       "Diagnosis: the launch fails at M=1 N=1 K=1 (cudaErrorIllegalAddress: an illegal memory access was "
@@ -163,7 +167,8 @@ TEST_CASE("an illegal address on the GPU gives way to CPU mode's read past a __s
   CHECK(r.failures[2] == "matmul_tiled(M=1 N=1 K=1): the launch failed");
 }
 
-TEST_CASE("an illegal address on the GPU gives way to simt's store past the kernel's shared variables") {
+TEST_CASE("an illegal address on the GPU gives way to simt's store past the kernel's shared variables",
+          "[explain][grader]") {
   const std::string gpu =
       "Diagnosis: the launch fails at rows=64 cols=256 (cudaErrorIllegalAddress: an illegal memory access "
       "was "
@@ -182,7 +187,8 @@ TEST_CASE("an illegal address on the GPU gives way to simt's store past the kern
   CHECK(r.failures[0].find("(Seen in CPU mode") != std::string::npos);
 }
 
-TEST_CASE("an illegal address on the GPU keeps its lead where CPU mode names no shared memory") {
+TEST_CASE("an illegal address on the GPU keeps its lead where CPU mode names no shared memory",
+          "[explain][grader]") {
   const std::string gpu =
       "Diagnosis: the launch fails at rows=32 cols=32 (cudaErrorIllegalAddress: an illegal memory access was "
       "encountered): a thread read or wrote outside the buffers";
@@ -197,7 +203,8 @@ TEST_CASE("an illegal address on the GPU keeps its lead where CPU mode names no 
   CHECK(r.failures == std::vector<std::string>{gpu});
 }
 
-TEST_CASE("CPU mode's skipped barrier replaces the GPU's boundary guess as the one lead") {
+TEST_CASE("CPU mode's skipped barrier replaces the GPU's boundary guess as the one lead",
+          "[explain][grader]") {
   CheckResult r = failed_with({kBoundaryLead, "at M=17 N=33 K=9: 561 of 561 elements of C wrong"});
   CheckResult cpu = failed_with({kBarrierLead, "at M=17 N=33 K=9: ..."});
   REQUIRE(merge_cpu_mode(cpu, r));
@@ -210,7 +217,8 @@ TEST_CASE("CPU mode's skipped barrier replaces the GPU's boundary guess as the o
   CHECK(leads == 1);
 }
 
-TEST_CASE("A race CPU mode sees replaces the GPU's boundary guess, where the race bit the same way twice") {
+TEST_CASE("A race CPU mode sees replaces the GPU's boundary guess, where the race bit the same way twice",
+          "[explain][grader]") {
   // Gallery 23 (no __syncthreads after the inner product) on an H100: a few
   // wrong elements, only on ragged shapes, the same on a rerun.
   CheckResult r = failed_with({kBoundaryLead, "at M=513 N=257 K=129: 130 of 131841 elements of C wrong"});
@@ -244,7 +252,8 @@ CheckResult hung_on_gpu() {
 
 }  // namespace
 
-TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or with the endless loop") {
+TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or with the endless loop",
+          "[explain][grader]") {
   // An unseen tiled matmul with its loads and first __syncthreads() inside
   // `if (row < M && col < N)` hung on an H100 (2026-11-25); CPU mode named
   // the barrier.
@@ -297,7 +306,8 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
 }
 
 TEST_CASE(
-    "A check that ran out of time in CPU mode itself leads with the loop, as simt names a skipped barrier") {
+    "A check that ran out of time in CPU mode itself leads with the loop, as simt names a skipped barrier",
+    "[explain][grader]") {
   // An unseen tiled matmul whose tile loop never advances (`t + TILE` for
   // `t += TILE`) and a vector add whose grid-stride loop steps by blockDim.x
   // alone both hung in CPU mode with "An endless loop? (a loop ..., or a
@@ -323,7 +333,7 @@ TEST_CASE(
   CHECK_FALSE(lead_hang_in_cpu_mode(failed));
 }
 
-TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was") {
+TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was", "[explain][grader]") {
   CheckResult r = failed_with({kBoundaryLead, "detail"});
   const CheckResult before = r;
   CHECK_FALSE(merge_cpu_mode(failed_with({kBoundaryLead}), r));
@@ -334,7 +344,7 @@ TEST_CASE("CPU mode that sees no skipped barrier leaves the GPU's lead as it was
   CHECK(r.failures == before.failures);
 }
 
-TEST_CASE("racecheck's report goes right under the race lead, and nothing else does") {
+TEST_CASE("racecheck's report goes right under the race lead, and nothing else does", "[explain][grader]") {
   CheckResult r =
       failed_with({"Diagnosis: a race between threads. Run twice at M=64 N=64 K=64 ...", "detail"});
   CheckResult s =
@@ -349,7 +359,8 @@ TEST_CASE("racecheck's report goes right under the race lead, and nothing else d
   CHECK(r.failures.size() == 3);
 }
 
-TEST_CASE("wrong elements here and there that a rerun repeats become a race when racecheck reports one") {
+TEST_CASE("wrong elements here and there that a rerun repeats become a race when racecheck reports one",
+          "[explain][grader]") {
   const std::string scattered =
       "Diagnosis: 32 of 256 elements of C are wrong at M=16 N=16 K=16, here and there (a rerun on the same "
       "inputs gave the same result): look first for an off-by-one at the tile edges, then for a race";
@@ -371,7 +382,8 @@ TEST_CASE("wrong elements here and there that a rerun repeats become a race when
 }
 
 TEST_CASE(
-    "a race that only a rerun saw, and racecheck did not, gives way to CPU mode's unfilled shared memory") {
+    "a race that only a rerun saw, and racecheck did not, gives way to CPU mode's unfilled shared memory",
+    "[explain][grader]") {
   // An unseen transpose whose store's bounds check is not swapped (H100,
   // 2026-11-25) read tile elements no thread loaded: their stale values
   // changed from run to run, which reads as a race.
@@ -401,7 +413,7 @@ TEST_CASE(
   CHECK_FALSE(merge_unconfirmed_race(cpu, r));
 }
 
-TEST_CASE("a race that racecheck confirmed, or that CPU mode saw too, stays the race") {
+TEST_CASE("a race that racecheck confirmed, or that CPU mode saw too, stays the race", "[explain][grader]") {
   const std::string rerun = "Diagnosis: a race between threads. Run twice on the same inputs ...";
   CheckResult r = failed_with({rerun, "detail"});
   REQUIRE(merge_racecheck(failed_with({"compute-sanitizer (racecheck): Race reported between Write access at "
@@ -421,7 +433,8 @@ TEST_CASE("a race that racecheck confirmed, or that CPU mode saw too, stays the 
   CHECK_FALSE(race_unconfirmed(failed_with({"Diagnosis: the boundary checks ..."})));
 }
 
-TEST_CASE("an unconfirmed race that CPU mode shows as a skipped barrier becomes the barrier") {
+TEST_CASE("an unconfirmed race that CPU mode shows as a skipped barrier becomes the barrier",
+          "[explain][grader]") {
   CheckResult r = failed_with({"Diagnosis: a race between threads. Run twice ..."});
   REQUIRE(merge_unconfirmed_race(
       failed_with({"Diagnosis: a __syncthreads() that some threads never reach: at rows=33 cols=65, in "
@@ -431,7 +444,8 @@ TEST_CASE("an unconfirmed race that CPU mode shows as a skipped barrier becomes 
   CHECK(r.failures[0].find("racecheck found no race") != std::string::npos);
 }
 
-TEST_CASE("an unconfirmed race where CPU mode saw nothing says what else changes results from run to run") {
+TEST_CASE("an unconfirmed race where CPU mode saw nothing says what else changes results from run to run",
+          "[explain][grader]") {
   CheckResult r = failed_with({"Diagnosis: a race between threads. Run twice ...", "detail"});
   CheckResult passed;
   passed.kind = CheckKind::correctness;
@@ -444,7 +458,7 @@ TEST_CASE("an unconfirmed race where CPU mode saw nothing says what else changes
   CHECK_FALSE(race_unconfirmed(r));  // the line follows the lead: said once
 }
 
-TEST_CASE("two runs of the same check at once never share their files' names") {
+TEST_CASE("two runs of the same check at once never share their files' names", "[explain][grader]") {
   // A batch over several GPUs runs the same lab's checks for two submissions
   // at the same time, in one process: their record and trace files must differ.
   std::vector<std::string> names(64);
@@ -463,7 +477,8 @@ TEST_CASE("two runs of the same check at once never share their files' names") {
 // The lead a student reads first (grader/expect.h), which the variants and the
 // gallery hold against the cause they expect.
 
-TEST_CASE("A failed check's lead is its Diagnosis line, even after the line it explains") {
+TEST_CASE("A failed check's lead is its Diagnosis line, even after the line it explains",
+          "[explain][grader]") {
   const std::vector<std::string> speed = {
       "transpose runs at 0.59x the speed of the padded reference kernel; this check needs 0.80x.\n"
       "  Diagnosis: shared-memory bank conflicts: the shared load at transpose.cu:59 averages 31.0"};
@@ -472,7 +487,7 @@ TEST_CASE("A failed check's lead is its Diagnosis line, even after the line it e
   CHECK_FALSE(leading_cause_problem(speed, "not the memory pattern").empty());
 }
 
-TEST_CASE("Without a Diagnosis line, the lead is the first line of the first failure") {
+TEST_CASE("Without a Diagnosis line, the lead is the first line of the first failure", "[explain][grader]") {
   const std::vector<std::string> slow = {
       "\nvector_add runs at 0.08x the speed of the reference kernel.\nDo "
       "consecutive threads add consecutive elements?",
@@ -484,7 +499,7 @@ TEST_CASE("Without a Diagnosis line, the lead is the first line of the first fai
   CHECK_FALSE(leading_cause_problem({}, "anything").empty());
 }
 
-TEST_CASE("A check that shows two causes is a problem whatever its lead says") {
+TEST_CASE("A check that shows two causes is a problem whatever its lead says", "[explain][grader]") {
   const std::vector<std::string> two = {"Diagnosis: a race between threads.",
                                         "Likely cause: the boundary checks."};
   const std::string problem = leading_cause_problem(two, "a race");

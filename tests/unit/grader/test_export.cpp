@@ -5,40 +5,11 @@
 #include "cudalab/catch.h"
 #include "export.h"
 #include "judged_for_tests.h"
+#include "testbed.h"
 
 using namespace cudalab;
 
 namespace {
-
-// The views take the grade document; these tests build a SubmissionGrade as
-// the grader does and take its document.
-[[maybe_unused]] GradeDocument doc_of(const SubmissionGrade& g) {
-  return grade_document(g, "test");
-}
-
-LabSpec lab_spec() {
-  return parse_lab(R"(
-[lab]
-title = "Tiled"
-student_files = ["matmul_tiled.cu"]
-tests = ["t.cpp"]
-[[check]]
-id = "square"
-name = "tiled matmul is correct on squares"
-kind = "correctness"
-points = 20
-[[check]]
-id = "fast"
-name = "tiled matmul is fast"
-kind = "speed"
-points = 10
-visibility = "after_due_date"
-requires = ["square"]
-min_ratio = 1.3
-credit = { zero_at = 1.0, full_at = 1.3 }
-)",
-                   "lab.toml", "03_tiling");
-}
 
 SubmissionGrade graded(const LabSpec& spec, bool square_passes, double ratio) {
   SubmissionGrade g;
@@ -67,8 +38,8 @@ SubmissionGrade graded(const LabSpec& spec, bool square_passes, double ratio) {
 
 }  // namespace
 
-TEST_CASE("Scores are weighted per lab and speed counts only after correctness") {
-  const LabSpec spec = lab_spec();
+TEST_CASE("Scores are weighted per lab and speed counts only after correctness", "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
   const auto good = graded(spec, true, 1.15);
   CHECK(good.labs[0].points == Approx(25));  // 20 + half of 10
   CHECK(good.score == Approx(50));           // weight 2
@@ -76,15 +47,16 @@ TEST_CASE("Scores are weighted per lab and speed counts only after correctness")
   CHECK(graded(spec, false, 2.0).score == 0);
 }
 
-TEST_CASE("Gradescope results carry score, execution_time, output and tests with their fields") {
-  const LabSpec spec = lab_spec();
-  const auto j = gradescope_json(doc_of(graded(spec, true, 1.3)));
+TEST_CASE("Gradescope results carry score, execution_time, output and tests with their fields",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  const auto j = gradescope_json(testbed::doc_of(graded(spec, true, 1.3)));
   CHECK(j["score"] == 60);
   CHECK(j["execution_time"] == 12);
   CHECK(j["output"].get<std::string>().find("notes.txt") != std::string::npos);
   REQUIRE(j["tests"].size() == 2);
   const auto& t = j["tests"][1];
-  CHECK(t["name"] == "03_tiling: tiled matmul is fast");
+  CHECK(t["name"] == "03_tiling: tiled matmul is faster than naive");
   CHECK(t["score"] == 20);
   CHECK(t["max_score"] == 20);
   CHECK(t["status"] == "passed");
@@ -93,21 +65,21 @@ TEST_CASE("Gradescope results carry score, execution_time, output and tests with
   CHECK(j["tests"][0]["visibility"] == "visible");
 }
 
-TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test") {
-  const LabSpec spec = lab_spec();
-  const auto j = prairielearn_json(doc_of(graded(spec, false, 2.0)));
+TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test", "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  const auto j = prairielearn_json(testbed::doc_of(graded(spec, false, 2.0)));
   CHECK(j["gradable"] == true);
   CHECK(j["score"] == 0.0);
   REQUIRE(j["tests"].size() == 2);
   CHECK(j["tests"][0]["points"] == 0);
   CHECK(j["tests"][0]["max_points"] == 40);
   CHECK(j["tests"][0]["message"] == "C[1][2] = 3 (expected 4)");
-  CHECK(prairielearn_json(doc_of(graded(spec, true, 2.0)))["score"] == 1.0);
+  CHECK(prairielearn_json(testbed::doc_of(graded(spec, true, 2.0)))["score"] == 1.0);
 }
 
-TEST_CASE("JUnit XML has a suite per lab and a failure per failed check") {
-  const LabSpec spec = lab_spec();
-  const std::string xml = junit_xml(doc_of(graded(spec, false, 2.0)));
+TEST_CASE("JUnit XML has a suite per lab and a failure per failed check", "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  const std::string xml = junit_xml(testbed::doc_of(graded(spec, false, 2.0)));
   pugi::xml_document doc;
   REQUIRE(doc.load_string(xml.c_str()));
   const auto suite = doc.child("testsuites").child("testsuite");
@@ -120,13 +92,16 @@ TEST_CASE("JUnit XML has a suite per lab and a failure per failed check") {
   CHECK_FALSE(first.next_sibling("testcase").child("failure"));
 }
 
-TEST_CASE("The CSV row quotes awkward submission names and has a column per lab") {
-  const LabSpec spec = lab_spec();
-  CHECK(csv_header(doc_of(graded(spec, true, 1.3))) == "submission,score,max_score,03_tiling,status\n");
-  CHECK(csv_row(doc_of(graded(spec, true, 1.3))) == "\"alice, \"\"the\"\" student\",60.00,60,60.00,graded\n");
+TEST_CASE("The CSV row quotes awkward submission names and has a column per lab", "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  CHECK(csv_header(testbed::doc_of(graded(spec, true, 1.3))) ==
+        "submission,score,max_score,03_tiling,status\n");
+  CHECK(csv_row(testbed::doc_of(graded(spec, true, 1.3))) ==
+        "\"alice, \"\"the\"\" student\",60.00,60,60.00,graded\n");
 }
 
-TEST_CASE("The course file names its labs and weights, and rejects mistakes with file and line") {
+TEST_CASE("The course file names its labs and weights, and rejects mistakes with file and line",
+          "[export][grader]") {
   const std::vector<std::string> known = {"01_coalescing", "03_tiling"};
   const auto c = parse_course(
       "[course]\ntitle = \"t\"\nlabs = [\"03_tiling\"]\n[weights]\n03_tiling = 2\n[grading]\nseed = 7\n",
@@ -145,19 +120,20 @@ TEST_CASE("The course file names its labs and weights, and rejects mistakes with
       Catch::Contains("seed must be"));
 }
 
-TEST_CASE("A CSV line splits back into the cells csv_field wrote") {
+TEST_CASE("A CSV line splits back into the cells csv_field wrote", "[export][grader]") {
   const std::string row = csv_field("alice, \"the\" student") + ",60.00," + csv_field("a,b") + ",x";
   CHECK(split_csv_line(row) == std::vector<std::string>{"alice, \"the\" student", "60.00", "a,b", "x"});
   CHECK(split_csv_line("") == std::vector<std::string>{""});
 }
 
-TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the reason first") {
-  const LabSpec spec = lab_spec();
+TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the reason first",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
   // The speed check ran and passed, but 'square' failed: it counts for nothing.
   const auto g = graded(spec, false, 2.0);
   CHECK(g.labs[0].scores[1].gated);
   CHECK(g.labs[0].scores[1].points == 0);
-  const auto j = gradescope_json(doc_of(g));
+  const auto j = gradescope_json(testbed::doc_of(g));
   const auto& t = j["tests"][1];
   CHECK(t["status"] == "failed");
   CHECK(t["score"] == 0);
@@ -172,33 +148,34 @@ TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the 
   fast.failures = {"not timed: 'square' failed (a speed check counts only for correct code)"};
   JudgedForTests::retime(n.labs[0].results[1]);
   score_submission(n);
-  const auto jn = gradescope_json(doc_of(n));
+  const auto jn = gradescope_json(testbed::doc_of(n));
   CHECK(jn["tests"][1]["status"] == "failed");
   const std::string nout = jn["tests"][1]["output"];
   CHECK(nout.rfind("not_run (0.00/10 points): not timed: 'square' failed", 0) == 0);
   CHECK(nout.find("not timed", 30) == std::string::npos);  // said once
   // A check that passes and counts is still passed.
-  CHECK(gradescope_json(doc_of(graded(spec, true, 1.3)))["tests"][1]["status"] == "passed");
+  CHECK(gradescope_json(testbed::doc_of(graded(spec, true, 1.3)))["tests"][1]["status"] == "passed");
 }
 
-TEST_CASE("The exports say how the submission was graded: GPU, CPU mode, provisional") {
-  const LabSpec spec = lab_spec();
+TEST_CASE("The exports say how the submission was graded: GPU, CPU mode, provisional", "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
   SubmissionGrade g = graded(spec, true, 1.3);
-  CHECK(gradescope_json(doc_of(g))["extra_data"]["cudalab"]["mode"] == "gpu");
+  CHECK(gradescope_json(testbed::doc_of(g))["extra_data"]["cudalab"]["mode"] == "gpu");
   g.gpu = false, g.cpu_mode = true, g.provisional = true, g.gpu_line = "no NVIDIA driver is installed";
-  const auto j = gradescope_json(doc_of(g));
+  const auto j = gradescope_json(testbed::doc_of(g));
   CHECK(j["extra_data"]["cudalab"]["mode"] == "cpu");
   CHECK(j["extra_data"]["cudalab"]["provisional"] == true);
-  const std::string first = submission_output(doc_of(g)).substr(0, submission_output(doc_of(g)).find('\n'));
+  const std::string first =
+      submission_output(testbed::doc_of(g)).substr(0, submission_output(testbed::doc_of(g)).find('\n'));
   CHECK(first.find("(CPU mode, no GPU: no NVIDIA driver is installed") != std::string::npos);
   CHECK(first.find("provisional") != std::string::npos);
   g.provisional = false;  // the course chose CPU mode: a whole grade
-  CHECK(submission_output(doc_of(g)).find("provisional") == std::string::npos);
+  CHECK(submission_output(testbed::doc_of(g)).find("provisional") == std::string::npos);
   g.cpu_mode = false;
-  CHECK(gradescope_json(doc_of(g))["extra_data"]["cudalab"]["mode"] == "none");
+  CHECK(gradescope_json(testbed::doc_of(g))["extra_data"]["cudalab"]["mode"] == "none");
 }
 
-TEST_CASE("A course file without a labs list grades every lab there, in folder order") {
+TEST_CASE("A course file without a labs list grades every lab there, in folder order", "[export][grader]") {
   const std::vector<std::string> known = {"01_coalescing", "03_tiling", "05_reduction"};
   const auto c =
       parse_course("[course]\ntitle = \"t\"\n[weights]\n05_reduction = 0.5\n", "course.toml", known);

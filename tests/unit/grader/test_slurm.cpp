@@ -8,7 +8,7 @@
 
 using namespace cudalab;
 
-TEST_CASE("--shard I/N takes share I of N, from 0") {
+TEST_CASE("--shard I/N takes share I of N, from 0", "[slurm][grader]") {
   Shard s;
   std::string error;
   REQUIRE(parse_shard("2/5", s, error));
@@ -21,7 +21,8 @@ TEST_CASE("--shard I/N takes share I of N, from 0") {
   }
 }
 
-TEST_CASE("the shares of a batch cover every submission once, in contiguous runs of nearly equal size") {
+TEST_CASE("the shares of a batch cover every submission once, in contiguous runs of nearly equal size",
+          "[slurm][grader]") {
   for (std::size_t total : {0u, 1u, 7u, 10u, 23u}) {
     for (std::size_t n : {1u, 2u, 3u, 10u, 30u}) {
       std::set<std::size_t> seen;
@@ -40,7 +41,7 @@ TEST_CASE("the shares of a batch cover every submission once, in contiguous runs
   }
 }
 
-TEST_CASE("a batch becomes one array task per chunk, at least one") {
+TEST_CASE("a batch becomes one array task per chunk, at least one", "[slurm][grader]") {
   CHECK(slurm_tasks(200, 10) == 20);
   CHECK(slurm_tasks(201, 10) == 21);
   CHECK(slurm_tasks(3, 2) == 2);
@@ -48,14 +49,14 @@ TEST_CASE("a batch becomes one array task per chunk, at least one") {
   CHECK(slurm_tasks(5, 0) == 5);  // a chunk of 0 counts as 1
 }
 
-TEST_CASE("sbatch --parsable's job id, with or without the cluster's name") {
+TEST_CASE("sbatch --parsable's job id, with or without the cluster's name", "[slurm][grader]") {
   CHECK(sbatch_job_id("1234\n") == "1234");
   CHECK(sbatch_job_id("1234;cluster\n") == "1234");
   CHECK(sbatch_job_id("sbatch: error: Batch job submission failed") == "");
   CHECK(sbatch_job_id("") == "");
 }
 
-TEST_CASE("the array task's script grades its share in its own slots, its words quoted") {
+TEST_CASE("the array task's script grades its share in its own slots, its words quoted", "[slurm][grader]") {
   CHECK(shell_quote("/srv/course/build/grader/cudalab") == "/srv/course/build/grader/cudalab");
   CHECK(shell_quote("it's here") == "'it'\\''s here'");
   CHECK(shell_quote("") == "''");

@@ -8,7 +8,7 @@
 
 using namespace cudalab;
 
-TEST_CASE("Every verdict, check kind and lab status reads back from its spelling", "[vocabulary]") {
+TEST_CASE("Every verdict, check kind and lab status reads back from its spelling", "[vocabulary][harness]") {
   for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::not_run, Verdict::skipped, Verdict::timeout,
                     Verdict::crash, Verdict::error, Verdict::running}) {
     CAPTURE(spelling(v));
@@ -23,7 +23,7 @@ TEST_CASE("Every verdict, check kind and lab status reads back from its spelling
   CHECK(spellings_of_check_kinds() == "correctness, speed");
 }
 
-TEST_CASE("A misspelt verdict, kind or status is no value at all", "[vocabulary]") {
+TEST_CASE("A misspelt verdict, kind or status is no value at all", "[vocabulary][harness]") {
   CHECK_FALSE(parse_verdict("not-run"));
   CHECK_FALSE(parse_verdict("PASS"));
   CHECK_FALSE(parse_verdict(""));
@@ -31,7 +31,7 @@ TEST_CASE("A misspelt verdict, kind or status is no value at all", "[vocabulary]
   CHECK_FALSE(parse_lab_status("build-failed"));
 }
 
-TEST_CASE("The grader reads only records of the format the harness writes", "[vocabulary][record]") {
+TEST_CASE("The grader reads only records of the format the harness writes", "[vocabulary][record][harness]") {
   const auto record = [](const std::string& format, const std::string& verdict) {
     return R"({"format": ")" + format + R"(", "checks": [{"name": "c", "verdict": ")" + verdict +
            R"(", "failures": [], "notes": [], "measurements": []}]})";

@@ -8,39 +8,11 @@
 #include "cudalab/catch.h"
 #include "judged_for_tests.h"
 #include "report_html.h"
+#include "testbed.h"
 
 using namespace cudalab;
 
 namespace {
-
-// The views take the grade document; these tests build a SubmissionGrade as
-// the grader does and take its document.
-[[maybe_unused]] GradeDocument doc_of(const SubmissionGrade& g) {
-  return grade_document(g, "test");
-}
-
-LabSpec lab_spec() {
-  return parse_lab(R"(
-[lab]
-title = "Tiled <matmul>"
-student_files = ["matmul_tiled.cu"]
-tests = ["t.cpp"]
-[[check]]
-id = "square"
-name = "tiled matmul is correct on squares"
-kind = "correctness"
-points = 20
-[[check]]
-id = "fast"
-name = "tiled matmul is faster than naive"
-kind = "speed"
-points = 10
-requires = ["square"]
-min_ratio = 1.3
-credit = { zero_at = 1.0, full_at = 1.3 }
-)",
-                   "lab.toml", "03_tiling");
-}
 
 CheckResult timed_matmul(double student_ms) {
   // 1024^3: 2.1 GFLOP, 12 MiB of compulsory traffic; an H100's peaks.
@@ -60,12 +32,13 @@ CheckResult timed_matmul(double student_ms) {
 
 }  // namespace
 
-TEST_CASE("student text in a page is escaped, never markup") {
+TEST_CASE("student text in a page is escaped, never markup", "[report-html][grader]") {
   CHECK(html_escape("<script>alert('x') & \"y\"</script>") ==
         "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;");
 }
 
-TEST_CASE("a speed check's record gives the chart its work, peaks and kernels, the student's first") {
+TEST_CASE("a speed check's record gives the chart its work, peaks and kernels, the student's first",
+          "[report-html][grader]") {
   CheckResult r = timed_matmul(0.43);
   r.measurements.push_back({"chunked_ratio", 0.5, "x"});  // a foil against a reference of ...
   r.measurements.push_back({"reference_ms", 0.3, "ms"});  // ... 0.3 ms: 0.6 ms
@@ -86,7 +59,8 @@ TEST_CASE("a speed check's record gives the chart its work, peaks and kernels, t
   CHECK(speed_chart_svg(speed_chart(none), "x").empty());
 }
 
-TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a bandwidth chart") {
+TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a bandwidth chart",
+          "[report-html][grader]") {
   const std::string roof = speed_chart_svg(speed_chart(timed_matmul(0.43)), "03_tiling: fast");
   CHECK(roof.find("<svg") != std::string::npos);
   CHECK(roof.find("class=\"roof\"") != std::string::npos);
@@ -108,8 +82,9 @@ TEST_CASE("a computing kernel gets a roofline with both ceilings, a data mover a
   CHECK(bars.find("GFLOP/s") == std::string::npos);
 }
 
-TEST_CASE("report.html shows every check with its message and a chart for each timed speed check") {
-  const LabSpec spec = lab_spec();
+TEST_CASE("report.html shows every check with its message and a chart for each timed speed check",
+          "[report-html][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
   SubmissionGrade g;
   g.id = "<alice>";
   g.gpu = true;
@@ -123,7 +98,7 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
-  const std::string html = report_html(doc_of(g));
+  const std::string html = report_html(testbed::doc_of(g));
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(html.find("&lt;alice&gt;") != std::string::npos);
   CHECK(html.find("<alice>") == std::string::npos);
@@ -136,7 +111,8 @@ TEST_CASE("report.html shows every check with its message and a chart for each t
   CHECK(html.find("chart_") == std::string::npos);  // the chart's inputs are not shown as text
 }
 
-TEST_CASE("the batch page counts each lab's scores into its distribution and links every report") {
+TEST_CASE("the batch page counts each lab's scores into its distribution and links every report",
+          "[report-html][grader]") {
   BatchView batch;
   batch.lab_ids = {"03_tiling"};
   batch.lab_max = {30};
@@ -165,10 +141,10 @@ TEST_CASE("the batch page counts each lab's scores into its distribution and lin
   CHECK(csv.find("erin,0.00,0,,not graded\n") != std::string::npos);
 }
 
-TEST_CASE("report.html for the browser test is written where it is asked for") {
+TEST_CASE("report.html for the browser test is written where it is asked for", "[report-html][grader]") {
   // tests/report/check_in_browser.py sets CUDALAB_REPORT_OUT and opens the
   // page in a headless Chromium; without it this case only builds the page.
-  const LabSpec spec = lab_spec();
+  const LabSpec spec = testbed::tiled_lab();
   SubmissionGrade g;
   g.id = "browser-check";
   g.gpu = true;
@@ -182,7 +158,7 @@ TEST_CASE("report.html for the browser test is written where it is asked for") {
   lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
   g.labs.push_back(lab);
   score_submission(g);
-  const std::string html = report_html(doc_of(g));
+  const std::string html = report_html(testbed::doc_of(g));
   REQUIRE(html.find("class=\"point student\"") != std::string::npos);
   if (const char* out = std::getenv("CUDALAB_REPORT_OUT")) {
     std::ofstream f(out);

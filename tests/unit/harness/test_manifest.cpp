@@ -48,7 +48,7 @@ std::string replace(std::string s, const std::string& from, const std::string& t
 
 }  // namespace
 
-TEST_CASE("A well-formed manifest gives the lab's files, checks and thresholds") {
+TEST_CASE("A well-formed manifest gives the lab's files, checks and thresholds", "[manifest][harness]") {
   const LabSpec lab = parse_lab(kGood, "labs/03_tiling/lab.toml", "03_tiling");
   CHECK(lab.id == "03_tiling");
   CHECK(lab.student_files == std::vector<std::string>{"matmul_tiled.cu"});
@@ -65,14 +65,15 @@ TEST_CASE("A well-formed manifest gives the lab's files, checks and thresholds")
   CHECK_THAT(fast->source, Catch::Contains("labs/03_tiling/lab.toml:"));
 }
 
-TEST_CASE("A missing threshold names the file and the check") {
+TEST_CASE("A missing threshold names the file and the check", "[manifest][harness]") {
   const LabSpec lab = parse_lab(kGood, "labs/x/lab.toml", "x");
   CHECK_THROWS_WITH(lab.checks[0].number("min_ratio"), Catch::Contains("labs/x/lab.toml") &&
                                                            Catch::Contains("'square'") &&
                                                            Catch::Contains("min_ratio"));
 }
 
-TEST_CASE("Malformed manifests give an error naming the file, the line and the field") {
+TEST_CASE("Malformed manifests give an error naming the file, the line and the field",
+          "[manifest][harness]") {
   CHECK_THAT(error_of("[lab\ntitle = 1"),
              Catch::Contains("labs/x/lab.toml:1") && Catch::Contains("not valid TOML"));
   CHECK_THAT(error_of(replace(kGood, "points = 20", "points = \"twenty\"")),
@@ -99,7 +100,7 @@ TEST_CASE("Malformed manifests give an error naming the file, the line and the f
              Catch::Contains("no checks"));
 }
 
-TEST_CASE("launchers names the global functions the tests call in the student files") {
+TEST_CASE("launchers names the global functions the tests call in the student files", "[manifest][harness]") {
   CHECK(parse_lab(kGood, "labs/x/lab.toml", "x").launchers.empty());
   const LabSpec lab =
       parse_lab(replace(kGood, "[lab]", "[lab]\nlaunchers = [\"vector_add\", \"matrix_add\"]"), "l", "x");
@@ -110,11 +111,12 @@ TEST_CASE("launchers names the global functions the tests call in the student fi
              Catch::Contains("'launchers' must be a list of strings"));
 }
 
-TEST_CASE("A manifest file that does not exist is reported by name") {
+TEST_CASE("A manifest file that does not exist is reported by name", "[manifest][harness]") {
   CHECK_THROWS_WITH(load_lab("/nonexistent/lab.toml"), Catch::Contains("/nonexistent/lab.toml"));
 }
 
-TEST_CASE("a speed check may name the correctness check whose access report explains it") {
+TEST_CASE("a speed check may name the correctness check whose access report explains it",
+          "[manifest][harness]") {
   const std::string with =
       replace(kGood, "requires = [\"square\"]", "requires = [\"square\"]\nexplain = \"square\"");
   CHECK(parse_lab(with, "l", "x").checks[1].explain == "square");

@@ -3,17 +3,11 @@
 
 #include "cudalab/catch.h"
 #include "cudalab/compare.h"
+#include "testbed.h"
 
 using namespace cudalab;
 
 namespace {
-
-float poison() {
-  const std::uint32_t bits = 0xFFFFFFFFu;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 std::vector<double> ramp(std::size_t n) {
   std::vector<double> v(n);
@@ -27,21 +21,22 @@ std::vector<float> as_float(const std::vector<double>& v) {
 
 }  // namespace
 
-TEST_CASE("An exact copy of the expected values passes") {
+TEST_CASE("An exact copy of the expected values passes", "[compare][harness]") {
   const auto e = ramp(33 * 65);
   const auto c = compare("C", as_float(e), e, 33, 65);
   CHECK(c.ok());
   CHECK(c.pattern == ErrorPattern::none);
 }
 
-TEST_CASE("An all-zero output fails even though every difference is small in absolute terms") {
+TEST_CASE("An all-zero output fails even though every difference is small in absolute terms",
+          "[compare][harness]") {
   std::vector<double> e(100, 1e-3);
   const auto c = compare("C", std::vector<float>(100, 0.f), e, 10, 10);
   CHECK_FALSE(c.ok());
   CHECK(c.wrong == 100);
 }
 
-TEST_CASE("NaN and Inf in the output are always wrong") {
+TEST_CASE("NaN and Inf in the output are always wrong", "[compare][harness]") {
   auto e = ramp(16);
   auto g = as_float(e);
   g[3] = std::nanf("");
@@ -51,26 +46,26 @@ TEST_CASE("NaN and Inf in the output are always wrong") {
   CHECK(c.non_finite == 2);
 }
 
-TEST_CASE("An output that was never written is classified as such") {
+TEST_CASE("An output that was never written is classified as such", "[compare][harness]") {
   const auto e = ramp(64);
-  const auto c = compare("C", std::vector<float>(64, poison()), e, 8, 8);
+  const auto c = compare("C", std::vector<float>(64, testbed::poison()), e, 8, 8);
   CHECK(c.pattern == ErrorPattern::never_written);
   CHECK(c.unwritten == 64);
   CHECK_THAT(c.describe(), Catch::Contains("launch"));
 }
 
-TEST_CASE("Cells left unwritten at the edge point at the grid computation") {
+TEST_CASE("Cells left unwritten at the edge point at the grid computation", "[compare][harness]") {
   const std::size_t rows = 20, cols = 20;
   const auto e = ramp(rows * cols);
   auto g = as_float(e);
   for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 16; j < cols; ++j) g[i * cols + j] = poison();
+    for (std::size_t j = 16; j < cols; ++j) g[i * cols + j] = testbed::poison();
   const auto c = compare("C", g, e, rows, cols);
   CHECK(c.pattern == ErrorPattern::partly_unwritten);
   CHECK_THAT(c.describe(), Catch::Contains("ceiling division"));
 }
 
-TEST_CASE("Errors only in the last partial tile are classified as a boundary problem") {
+TEST_CASE("Errors only in the last partial tile are classified as a boundary problem", "[compare][harness]") {
   const std::size_t rows = 40, cols = 37;  // partial tiles of 16: rows 32.., cols 32..
   const auto e = ramp(rows * cols);
   auto g = as_float(e);
@@ -81,7 +76,7 @@ TEST_CASE("Errors only in the last partial tile are classified as a boundary pro
   CHECK_THAT(c.describe(), Catch::Contains("boundary"));
 }
 
-TEST_CASE("A transposed square output is recognised") {
+TEST_CASE("A transposed square output is recognised", "[compare][harness]") {
   const std::size_t n = 9;
   std::vector<double> e(n * n);
   for (std::size_t i = 0; i < n * n; ++i) e[i] = static_cast<double>(i);
@@ -92,7 +87,7 @@ TEST_CASE("A transposed square output is recognised") {
   CHECK(c.pattern == ErrorPattern::transposed);
 }
 
-TEST_CASE("A few wrong elements in full tiles look like a race") {
+TEST_CASE("A few wrong elements in full tiles look like a race", "[compare][harness]") {
   const std::size_t n = 64;
   const auto e = ramp(n * n);
   auto g = as_float(e);
@@ -103,14 +98,14 @@ TEST_CASE("A few wrong elements in full tiles look like a race") {
   CHECK_THAT(c.describe(), Catch::Contains("__syncthreads"));
 }
 
-TEST_CASE("When every element is wrong the pattern says so") {
+TEST_CASE("When every element is wrong the pattern says so", "[compare][harness]") {
   const auto e = ramp(100);
   auto g = as_float(e);
   for (auto& x : g) x += 1;
   CHECK(compare("C", g, e, 10, 10).pattern == ErrorPattern::everywhere);
 }
 
-TEST_CASE("The report lists the first mismatches with their coordinates") {
+TEST_CASE("The report lists the first mismatches with their coordinates", "[compare][harness]") {
   const auto e = ramp(30);
   auto g = as_float(e);
   g[13] = -5.f;  // row 1, col 3 of a 3 x 10 matrix
@@ -122,7 +117,8 @@ TEST_CASE("The report lists the first mismatches with their coordinates") {
   CHECK_THAT(c.describe(), Catch::Contains("1 of 30 elements are wrong"));
 }
 
-TEST_CASE("The sum tolerance grows with the number of terms but stays far below one wrong term") {
+TEST_CASE("The sum tolerance grows with the number of terms but stays far below one wrong term",
+          "[compare][harness]") {
   const auto t1 = Tolerance::for_sum(1), t2048 = Tolerance::for_sum(2048);
   CHECK(t2048.atol > t1.atol);
   CHECK(t2048.atol < 0.01);
@@ -131,21 +127,22 @@ TEST_CASE("The sum tolerance grows with the number of terms but stays far below 
   CHECK_FALSE(t1.accepts(NAN, 1.0));
 }
 
-TEST_CASE("Bands of whole rows never written between written ones are counted as such") {
+TEST_CASE("Bands of whole rows never written between written ones are counted as such",
+          "[compare][harness]") {
   // The row index with blockDim.x (32) where blockDim.y (8) belongs: rows 8
   // to 31 of each 32 are never written.
   const std::size_t rows = 33, cols = 65;
   const auto e = ramp(rows * cols);
   auto g = as_float(e);
   for (std::size_t i = 8; i < 32; ++i)
-    for (std::size_t j = 0; j < cols; ++j) g[i * cols + j] = poison();
+    for (std::size_t j = 0; j < cols; ++j) g[i * cols + j] = testbed::poison();
   auto c = compare("C", g, e, rows, cols);
   CHECK_FALSE(c.unwritten_trailing);
   CHECK(c.unwritten_rows == 24);
   CHECK(c.first_unwritten_row == 8);
   CHECK(c.unwritten_cols == 0);
   // One more unwritten element outside the bands: not whole rows any more.
-  g[0] = poison();
+  g[0] = testbed::poison();
   c = compare("C", g, e, rows, cols);
   CHECK(c.unwritten_rows == 0);
 }
@@ -161,7 +158,8 @@ bool speaks_of_the_value_only(const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("A single value is described as the value, without elements, rows or columns") {
+TEST_CASE("A single value is described as the value, without elements, rows or columns",
+          "[compare][harness]") {
   CompareOptions o;
   o.tolerance = {0.01, 0};
   const auto wrong = compare("out", {11.0f}, {12.5}, 1, 1, o);
@@ -173,7 +171,7 @@ TEST_CASE("A single value is described as the value, without elements, rows or c
   CHECK_THAT(wrong.describe(), Catch::Contains("Likely cause: out is one value computed from many"));
   CHECK(speaks_of_the_value_only(wrong.describe()));
 
-  const auto unwritten = compare("out", {poison()}, {3.0}, 1, 1, o);
+  const auto unwritten = compare("out", {testbed::poison()}, {3.0}, 1, 1, o);
   CHECK(unwritten.pattern == ErrorPattern::never_written);
   CHECK_THAT(unwritten.describe(), Catch::StartsWith("out was never written"));
   CHECK(speaks_of_the_value_only(unwritten.describe()));

@@ -10,7 +10,7 @@
 using namespace cudalab;
 namespace fs = std::filesystem;
 
-TEST_CASE("SipHash-2-4 gives the published test vectors", "[seed]") {
+TEST_CASE("SipHash-2-4 gives the published test vectors", "[seed][grader]") {
   // The reference implementation's vectors: key 00 01 .. 0f, messages 00 01 .. (n-1).
   const std::uint64_t k0 = 0x0706050403020100ULL, k1 = 0x0f0e0d0c0b0a0908ULL;
   std::string msg;
@@ -21,7 +21,7 @@ TEST_CASE("SipHash-2-4 gives the published test vectors", "[seed]") {
   CHECK(siphash24(k0, k1, msg) == 0x3f2acc7f57c29bdbULL);
 }
 
-TEST_CASE("The grading folder's key is made once, private, and read back the same", "[seed]") {
+TEST_CASE("The grading folder's key is made once, private, and read back the same", "[seed][grader]") {
   const fs::path dir = fs::temp_directory_path() / ("cudalab-key-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const GradingKey a = grading_key(dir);
@@ -37,7 +37,7 @@ TEST_CASE("The grading folder's key is made once, private, and read back the sam
   fs::remove_all(dir);
 }
 
-TEST_CASE("A lab's seed changes with any byte of its files, and never is the course's", "[seed]") {
+TEST_CASE("A lab's seed changes with any byte of its files, and never is the course's", "[seed][grader]") {
   const GradingKey key{1, 2};
   const auto seed = [&](const std::string& contents, const std::string& lab = "03_tiling",
                         const std::string& course = "424242", GradingKey k = {1, 2}) {
