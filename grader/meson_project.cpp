@@ -32,6 +32,24 @@ std::string MesonProject::output_of(const std::string& name, const std::vector<s
   return {};
 }
 
+namespace {
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return nlohmann::json::parse(text, nullptr, false);
+}
+
+}  // namespace
+
+nlohmann::json MesonProject::compile_commands() const {
+  return read_json(dir_ / "compile_commands.json");
+}
+
+nlohmann::json MesonProject::targets() const {
+  return read_json(dir_ / "meson-info" / "intro-targets.json");
+}
+
 ProcessOptions MesonProject::setup(const fs::path& source, const std::vector<std::string>& options,
                                    bool reconfigure, double timeout_s) const {
   ProcessOptions opt;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,14 @@ class MesonProject {
   // has ("labs" -> "labs/NAME"); a name with a '/' is an output already.
   // "" where none has it.
   std::string output_of(const std::string& name, const std::vector<std::string>& folders) const;
+
+  // Meson's compile command database (compile_commands.json): an array of
+  // {"file", "command", "output", ...}; anything else where it is missing or
+  // unreadable.
+  nlohmann::json compile_commands() const;
+  // Meson's introspection of the targets (meson-info/intro-targets.json): an
+  // array where it could be read.
+  nlohmann::json targets() const;
 
   // `meson setup` of this folder from `source`: a new folder as a release
   // build, or a configured one again (--reconfigure keeps its options), then

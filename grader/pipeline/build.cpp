@@ -90,8 +90,7 @@ std::vector<fs::path> configured_tool_roots(const fs::path& build_dir) {
   const std::lock_guard<std::mutex> guard(lock);
   if (auto it = known.find(build_dir); it != known.end()) return it->second;
   std::vector<fs::path> roots;
-  const auto targets =
-      nlohmann::json::parse(read_all(build_dir / "meson-info" / "intro-targets.json"), nullptr, false);
+  const auto targets = MesonProject(build_dir).targets();
   std::set<std::string> programs;
   if (targets.is_array())
     for (const auto& t : targets)

@@ -57,6 +57,23 @@ TEST_CASE("A target's output is looked up in build.ninja, folder by folder", "[m
   CHECK(MesonProject(b.dir / "no-such-folder").output_of("01_x-tests", {"labs"}).empty());
 }
 
+TEST_CASE("Meson's compile commands and targets are read as JSON, a missing or broken file as no array",
+          "[meson]") {
+  const FakeBuild b;
+  const MesonProject p(b.dir);
+  CHECK_FALSE(p.compile_commands().is_array());
+  CHECK_FALSE(p.targets().is_array());
+  std::ofstream(b.dir / "compile_commands.json")
+      << R"([{"file": "../labs/01_x/x.cu", "command": "nvcc -c x.cu", "output": "x.o"}])";
+  fs::create_directories(b.dir / "meson-info");
+  std::ofstream(b.dir / "meson-info" / "intro-targets.json") << "[{\"name\": \"01_x-tests\"";  // cut short
+  const auto db = p.compile_commands();
+  REQUIRE(db.is_array());
+  REQUIRE(db.size() == 1);
+  CHECK(db[0].value("command", "") == "nvcc -c x.cu");
+  CHECK_FALSE(p.targets().is_array());
+}
+
 TEST_CASE("Meson configures a new folder as a release build, a configured one again with --reconfigure",
           "[meson]") {
   const MesonProject p("/b");
