@@ -16,6 +16,7 @@
 #include "calibration_table.h"
 #include "checks.h"
 #include "expect.h"
+#include "meson_project.h"
 #include "process.h"
 
 namespace fs = std::filesystem;
@@ -310,17 +311,15 @@ std::string stamp() {
 }
 
 bool in_build_ninja(const fs::path& build_root, const std::string& rule) {
-  const std::string text = read_text(build_root / "build.ninja");
-  return text.find("build " + rule + ": ") != std::string::npos;
+  return MesonProject(build_root).has_output(rule);
 }
 
-bool meson_compile(const fs::path& build_root, const std::vector<std::string>& targets, bool verbose) {
-  ProcessOptions opt;
-  opt.argv = {"meson", "compile", "-C", build_root.string()};
-  opt.argv.insert(opt.argv.end(), targets.begin(), targets.end());
-  opt.timeout_s = 3600;
-  opt.output_cap = 1 << 20;
-  const ProcessResult p = run_process(opt);
+// The variants' test binaries are in tests/, the GPU probe in harness/.
+bool compile_targets(const fs::path& build_root, const std::vector<std::string>& targets, bool verbose) {
+  const MesonProject project(build_root);
+  std::vector<std::string> outputs;
+  for (const auto& t : targets) outputs.push_back(project.output_of(t, {"tests", "harness"}));
+  const ProcessResult p = run_process(project.build(targets, outputs, 3600));
   if (p.ok()) return true;
   const std::string& out = p.output;
   fmt::print(stderr, "cudalab calibrate: the build failed ({}):\n{}\n", p.describe(),
@@ -333,7 +332,7 @@ std::string probe_gpu(const Options& o, std::string& name) {
   if (!in_build_ninja(o.build_root, "harness/cudalab-gpuinfo"))
     return fmt::format("{} has no CUDA parts (nvcc was not found when it was configured)",
                        o.build_root.string());
-  if (!o.no_build && !meson_compile(o.build_root, {"cudalab-gpuinfo"}, o.verbose))
+  if (!o.no_build && !compile_targets(o.build_root, {"cudalab-gpuinfo"}, o.verbose))
     return "the GPU probe (cudalab-gpuinfo) did not build";
   const fs::path probe = o.build_root / "harness" / "cudalab-gpuinfo";
   if (!fs::exists(probe)) return fmt::format("the GPU probe {} is not built (--no-build)", probe.string());
@@ -506,7 +505,7 @@ int run_calibration(const Options& in) {
       fmt::print("building {} variant test binaries in {} (minutes the first time) ...\n", targets.size(),
                  o.build_root.string());
       std::fflush(stdout);
-      if (!meson_compile(o.build_root, targets, o.verbose)) return kNotMet;
+      if (!compile_targets(o.build_root, targets, o.verbose)) return kNotMet;
     }
     if (o.build_only) {
       fmt::print("built; nothing timed (--build-only)\n");

@@ -1,7 +1,6 @@
 #include "policy.h"
 
 #include <cxxabi.h>
-#include <elf.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +11,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "cudalab/elf.h"
 #include "process.h"
 
 namespace cudalab {
@@ -648,78 +648,43 @@ std::vector<Violation> check_definitions(const std::vector<Symbol>& defined, con
 
 namespace {
 
-struct Elf {
-  std::string bytes;
-  const Elf64_Shdr* sections = nullptr;
-  std::size_t count = 0;
-  std::string error;
+// An object file read whole, and the ELF reader over its bytes (which it
+// points into: neither copied nor moved).
+struct Object {
+  explicit Object(const std::filesystem::path& path) : bytes(read_bytes(path)), elf(bytes) {}
+  Object(const Object&) = delete;
+  Object& operator=(const Object&) = delete;
 
-  template <class T>
-  const T* at(std::uint64_t offset, std::uint64_t n = 1) const {
-    if (offset > bytes.size() || n > (bytes.size() - offset) / sizeof(T)) return nullptr;
-    return reinterpret_cast<const T*>(bytes.data() + offset);
+  static std::string read_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return in ? ss.str() : std::string();
   }
-  std::string str(std::size_t strtab, std::uint64_t off) const {
-    if (strtab >= count || sections[strtab].sh_offset + off >= bytes.size()) return {};
-    const char* p = bytes.data() + sections[strtab].sh_offset + off;
-    return std::string(p, strnlen(p, bytes.size() - (sections[strtab].sh_offset + off)));
+  // "" where its header and section table can be read, else why not.
+  std::string problem(const std::filesystem::path& path) const {
+    if (!elf.is_elf64()) return fmt::format("{} is not a 64-bit ELF object", path.filename().string());
+    if (!elf.has_section_table())
+      return fmt::format("{}: its section headers could not be read", path.filename().string());
+    return {};
   }
-  std::string section_name(std::size_t i, std::size_t shstr) const { return str(shstr, sections[i].sh_name); }
-  // The symbols of the symbol table (empty if none).
-  std::pair<const Elf64_Sym*, std::size_t> symbols(std::size_t& strtab) const {
-    for (std::size_t i = 0; i < count; ++i)
-      if (sections[i].sh_type == SHT_SYMTAB && sections[i].sh_entsize == sizeof(Elf64_Sym)) {
-        const std::size_t n = sections[i].sh_size / sizeof(Elf64_Sym);
-        if (const auto* s = at<Elf64_Sym>(sections[i].sh_offset, n)) {
-          strtab = sections[i].sh_link;
-          return {s, n};
-        }
-      }
-    return {nullptr, 0};
-  }
+
+  std::string bytes;
+  elf::File elf;
 };
 
-bool read_elf(const std::filesystem::path& object, Elf& elf, std::size_t& shstr) {
-  std::ifstream in(object, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  elf.bytes = ss.str();
-  const auto* eh = elf.at<Elf64_Ehdr>(0);
-  if (!in || !eh || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh->e_ident[EI_DATA] != ELFDATA2LSB) {
-    elf.error = fmt::format("{} is not a 64-bit ELF object", object.filename().string());
-    return false;
-  }
-  std::uint64_t count = eh->e_shnum;
-  const auto* first = elf.at<Elf64_Shdr>(eh->e_shoff);
-  if (count == 0 && first) count = first->sh_size;  // many sections: the count is in section 0
-  elf.sections = elf.at<Elf64_Shdr>(eh->e_shoff, count);
-  if (!elf.sections || eh->e_shentsize != sizeof(Elf64_Shdr)) {
-    elf.error = fmt::format("{}: its section headers could not be read", object.filename().string());
-    return false;
-  }
-  elf.count = count;
-  shstr = eh->e_shstrndx == SHN_XINDEX ? first->sh_link : eh->e_shstrndx;
-  return true;
-}
-
 // The function of `section` that holds `offset`, demangled, or "".
-std::string function_at(const Elf& elf, std::size_t section, std::uint64_t offset) {
-  std::size_t strtab = 0;
-  const auto [syms, n] = elf.symbols(strtab);
+std::string function_at(const elf::File& elf, std::size_t section, std::uint64_t offset) {
+  const auto table = elf.symbols();
   std::string best;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Elf64_Sym& s = syms[i];
+  for (std::size_t i = 0; i < table.count; ++i) {
+    const Elf64_Sym s = elf.symbol(table, i);
     if (s.st_shndx != section || ELF64_ST_TYPE(s.st_info) != STT_FUNC) continue;
     if (s.st_value <= offset && offset < s.st_value + std::max<std::uint64_t>(s.st_size, 1))
-      best = demangle(elf.str(strtab, s.st_name));
+      best = demangle(std::string(elf.symbol_name(table, s)));
   }
   return best;
 }
-
-}  // namespace
-
-namespace {
 
 bool pc_relative(std::uint32_t type) {
   return type == R_X86_64_PC32 || type == R_X86_64_PLT32 || type == R_X86_64_GOTPCREL ||
@@ -729,55 +694,47 @@ bool pc_relative(std::uint32_t type) {
 // A relocation's target, as something two objects can compare: a global
 // name, or for a local target what it points to (a string's text, else the
 // section's kind and 16 bytes).
-std::string target_of(const Elf& elf, const Elf64_Sym* syms, std::size_t n, std::size_t strtab,
-                      std::size_t shstr, const Elf64_Rela& r) {
+std::string target_of(const elf::File& elf, const elf::File::Symbols& table, const Elf64_Rela& r) {
   const std::size_t si = ELF64_R_SYM(r.r_info);
-  if (si >= n) return "?";
-  const Elf64_Sym& t = syms[si];
-  const std::string name = elf.str(strtab, t.st_name);
+  if (si >= table.count) return "?";
+  const Elf64_Sym t = elf.symbol(table, si);
+  const std::string name(elf.symbol_name(table, t));
   if (ELF64_ST_BIND(t.st_info) != STB_LOCAL && !name.empty()) return fmt::format("{}{:+}", name, r.r_addend);
-  if (t.st_shndx == SHN_UNDEF || t.st_shndx >= elf.count) return "?local";
-  const Elf64_Shdr& ts = elf.sections[t.st_shndx];
+  if (t.st_shndx == SHN_UNDEF || t.st_shndx >= elf.section_count()) return "?local";
+  const Elf64_Shdr ts = elf.section(t.st_shndx);
   if (ts.sh_flags & SHF_EXECINSTR) return "?code";  // a local function: not the library's
   const std::int64_t at =
       std::int64_t(t.st_value) + r.r_addend + (pc_relative(ELF64_R_TYPE(r.r_info)) ? 4 : 0);
-  if (at < 0 || std::uint64_t(at) >= ts.sh_size || ts.sh_type == SHT_NOBITS)
-    return fmt::format("{}@{}", elf.section_name(t.st_shndx, shstr).substr(0, 7), at);
-  const char* p = elf.bytes.data() + ts.sh_offset + at;
-  const std::size_t room = ts.sh_size - at;
-  if (ts.sh_flags & SHF_STRINGS) return "str:" + std::string(p, strnlen(p, room));
+  const auto contents = elf.contents(t.st_shndx);
+  if (at < 0 || !contents || std::uint64_t(at) >= contents->size())
+    return fmt::format("{}@{}", std::string(elf.section_name(t.st_shndx)).substr(0, 7), at);
+  const std::string_view rest = contents->substr(std::uint64_t(at));
+  if (ts.sh_flags & SHF_STRINGS) return "str:" + std::string(rest.substr(0, rest.find('\0')));
   if (ts.sh_flags & SHF_WRITE) return "?data";  // writable: its contents decide nothing here
-  return "bytes:" + std::string(p, std::min<std::size_t>(room, 16));
+  return "bytes:" + std::string(rest.substr(0, 16));
 }
 
 // A defined symbol's code: its bytes and its relocations, comparable.
 bool definition(const std::filesystem::path& file, const std::string& symbol, std::string& bytes,
                 std::vector<std::string>& relocs) {
-  Elf elf;
-  std::size_t shstr = 0;
-  if (!read_elf(file, elf, shstr)) return false;
-  std::size_t strtab = 0;
-  const auto [syms, n] = elf.symbols(strtab);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Elf64_Sym& s = syms[i];
-    if (ELF64_ST_BIND(s.st_info) == STB_LOCAL || s.st_shndx == SHN_UNDEF || s.st_shndx >= elf.count ||
-        elf.str(strtab, s.st_name) != symbol)
+  const Object object(file);
+  const elf::File& elf = object.elf;
+  if (!object.problem(file).empty()) return false;
+  const auto table = elf.symbols();
+  for (std::size_t i = 0; i < table.count; ++i) {
+    const Elf64_Sym s = elf.symbol(table, i);
+    if (ELF64_ST_BIND(s.st_info) == STB_LOCAL || s.st_shndx == SHN_UNDEF ||
+        s.st_shndx >= elf.section_count() || elf.symbol_name(table, s) != symbol)
       continue;
-    const Elf64_Shdr& sh = elf.sections[s.st_shndx];
-    if (sh.sh_type == SHT_NOBITS || s.st_value + s.st_size > sh.sh_size) return false;
-    bytes.assign(elf.bytes.data() + sh.sh_offset + s.st_value, s.st_size);
-    for (std::size_t r = 0; r < elf.count; ++r) {
-      const Elf64_Shdr& rs = elf.sections[r];
-      if (rs.sh_type != SHT_RELA || rs.sh_info != s.st_shndx || rs.sh_entsize != sizeof(Elf64_Rela)) continue;
-      const std::size_t m = rs.sh_size / sizeof(Elf64_Rela);
-      const auto* rela = elf.at<Elf64_Rela>(rs.sh_offset, m);
-      if (!rela) return false;
-      for (std::size_t k = 0; k < m; ++k)
-        if (rela[k].r_offset >= s.st_value && rela[k].r_offset < s.st_value + s.st_size)
-          relocs.push_back(fmt::format("{} {} {}", rela[k].r_offset - s.st_value,
-                                       ELF64_R_TYPE(rela[k].r_info),
-                                       target_of(elf, syms, n, strtab, shstr, rela[k])));
-    }
+    const auto contents = elf.contents(s.st_shndx);
+    if (!contents || s.st_value > contents->size() || s.st_size > contents->size() - s.st_value) return false;
+    bytes.assign(contents->substr(s.st_value, s.st_size));
+    const auto relocations = elf.relocations(s.st_shndx);
+    if (!relocations) return false;
+    for (const Elf64_Rela& r : *relocations)
+      if (r.r_offset >= s.st_value && r.r_offset < s.st_value + s.st_size)
+        relocs.push_back(fmt::format("{} {} {}", r.r_offset - s.st_value, ELF64_R_TYPE(r.r_info),
+                                     target_of(elf, table, r)));
     std::sort(relocs.begin(), relocs.end());
     return true;
   }
@@ -797,19 +754,19 @@ bool same_definition(const std::filesystem::path& a, const std::filesystem::path
   return bytes_a == bytes_b && relocs_a == relocs_b;
 }
 
-std::vector<Violation> system_call_instructions(const std::filesystem::path& object, std::string& error) {
-  Elf elf;
-  std::size_t shstr = 0;
-  if (!read_elf(object, elf, shstr)) {
-    error = elf.error;
+std::vector<Violation> system_call_instructions(const std::filesystem::path& path, std::string& error) {
+  const Object object(path);
+  const elf::File& elf = object.elf;
+  if (std::string why = object.problem(path); !why.empty()) {
+    error = why;
     return {};
   }
   std::vector<Violation> out;
   std::set<std::string> seen;
   bool stack_note = false;
-  for (std::size_t i = 0; i < elf.count; ++i) {
-    const Elf64_Shdr& sh = elf.sections[i];
-    const std::string name = elf.section_name(i, shstr);
+  for (std::size_t i = 0; i < elf.section_count(); ++i) {
+    const Elf64_Shdr sh = elf.section(i);
+    const std::string name(elf.section_name(i));
     if (name == ".note.GNU-stack") {
       stack_note = true;
       if (sh.sh_flags & SHF_EXECINSTR)
@@ -827,14 +784,15 @@ std::vector<Violation> system_call_instructions(const std::filesystem::path& obj
                      "have one",
                      Violation::Kind::contains});
     if (sh.sh_type == SHT_NOBITS) continue;
-    const auto* code = elf.at<unsigned char>(sh.sh_offset, sh.sh_size);
-    if (!code) {
-      error = fmt::format("{}: section {} could not be read", object.filename().string(), name);
+    const auto contents = elf.contents(i);
+    if (!contents) {
+      error = fmt::format("{}: section {} could not be read", path.filename().string(), name);
       return {};
     }
+    const auto* code = reinterpret_cast<const unsigned char*>(contents->data());
     // Byte by byte, not instruction by instruction: a jump into the middle of
     // an instruction, or bytes emitted as data, run just the same.
-    for (std::uint64_t k = 0; k + 1 < sh.sh_size; ++k) {
+    for (std::uint64_t k = 0; k + 1 < contents->size(); ++k) {
       const char* insn = code[k] == 0x0f && code[k + 1] == 0x05   ? "syscall"
                          : code[k] == 0x0f && code[k + 1] == 0x34 ? "sysenter"
                          : code[k] == 0xcd && code[k + 1] == 0x80 ? "int 0x80"
@@ -861,37 +819,31 @@ namespace {
 // Each DW.ref.X the object defines must be a pointer to X, as the compiler
 // makes it: the linker keeps the first one, the student file's, for the whole
 // binary, so another target would redirect the harness's exception handling.
-std::vector<Violation> forged_dw_refs(const std::filesystem::path& object, std::string& error) {
-  Elf elf;
-  std::size_t shstr = 0;
-  if (!read_elf(object, elf, shstr)) {
-    error = elf.error;
+std::vector<Violation> forged_dw_refs(const std::filesystem::path& path, std::string& error) {
+  const Object object(path);
+  const elf::File& elf = object.elf;
+  if (std::string why = object.problem(path); !why.empty()) {
+    error = why;
     return {};
   }
-  std::size_t strtab = 0;
-  const auto [syms, n] = elf.symbols(strtab);
+  const auto table = elf.symbols();
   std::vector<Violation> out;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::string name = elf.str(strtab, syms[i].st_name);
-    if (!starts(name, "DW.ref.") || ELF64_ST_BIND(syms[i].st_info) == STB_LOCAL) continue;
+  for (std::size_t i = 0; i < table.count; ++i) {
+    const Elf64_Sym s = elf.symbol(table, i);
+    const std::string name(elf.symbol_name(table, s));
+    if (!starts(name, "DW.ref.") || ELF64_ST_BIND(s.st_info) == STB_LOCAL) continue;
     const std::string target = name.substr(7);
     int good = 0, relocs = 0;
-    for (std::size_t r = 0; r < elf.count; ++r) {
-      const Elf64_Shdr& rs = elf.sections[r];
-      if (rs.sh_type != SHT_RELA || rs.sh_info != syms[i].st_shndx || rs.sh_entsize != sizeof(Elf64_Rela))
-        continue;
-      const auto* rela = elf.at<Elf64_Rela>(rs.sh_offset, rs.sh_size / sizeof(Elf64_Rela));
-      if (!rela) continue;
-      for (std::size_t k = 0; k < rs.sh_size / sizeof(Elf64_Rela); ++k) {
-        if (rela[k].r_offset < syms[i].st_value || rela[k].r_offset >= syms[i].st_value + 8) continue;
-        ++relocs;
-        const std::size_t si = ELF64_R_SYM(rela[k].r_info);
-        if (rela[k].r_offset == syms[i].st_value && ELF64_R_TYPE(rela[k].r_info) == R_X86_64_64 &&
-            rela[k].r_addend == 0 && si < n && elf.str(strtab, syms[si].st_name) == target)
-          ++good;
-      }
+    // Unreadable relocations: none point to the target, and the check fails.
+    for (const Elf64_Rela& r : elf.relocations(s.st_shndx).value_or(std::vector<Elf64_Rela>{})) {
+      if (r.r_offset < s.st_value || r.r_offset >= s.st_value + 8) continue;
+      ++relocs;
+      const std::size_t si = ELF64_R_SYM(r.r_info);
+      if (r.r_offset == s.st_value && ELF64_R_TYPE(r.r_info) == R_X86_64_64 && r.r_addend == 0 &&
+          si < table.count && elf.symbol_name(table, elf.symbol(table, si)) == target)
+        ++good;
     }
-    if (good != 1 || relocs != 1 || syms[i].st_size != 8)
+    if (good != 1 || relocs != 1 || s.st_size != 8)
       out.push_back({name,
                      fmt::format("which does not point to {}: a submission may not redirect the C++ "
                                  "runtime's exception handling",

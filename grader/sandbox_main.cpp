@@ -59,7 +59,6 @@
 // mechanism into exit code 125 with the reason. Any other failure to set up
 // the confinement exits 125 too: never run unconfined by accident.
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -76,6 +75,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -88,6 +88,8 @@
 
 #include <string>
 #include <vector>
+
+#include "cudalab/elf.h"
 
 #if CUDALAB_HAVE_SECCOMP
 #include <seccomp.h>
@@ -182,30 +184,28 @@ bool is_dir(const std::string& p) {
 }
 
 // PROGRAM's interpreter: the ELF PT_INTERP (the dynamic loader), or a
-// script's #! line. Empty if none.
+// script's #! line. Empty if none. The file is mapped, not read: a test
+// binary with its device code is tens of megabytes, and only its program
+// headers are looked at.
 std::string interpreter_of(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
   std::string result;
   unsigned char head[256];
   const ssize_t n = pread(fd, head, sizeof head, 0);
+  struct stat st;
   if (n >= 4 && head[0] == '#' && head[1] == '!') {
     std::string line(reinterpret_cast<char*>(head) + 2, static_cast<std::size_t>(n - 2));
     line = line.substr(0, line.find('\n'));
     const auto b = line.find_first_not_of(" \t");
     if (b != std::string::npos) result = line.substr(b, line.find_first_of(" \t", b) - b);
-  } else if (n >= static_cast<ssize_t>(sizeof(Elf64_Ehdr)) && memcmp(head, ELFMAG, SELFMAG) == 0 &&
-             head[EI_CLASS] == ELFCLASS64) {
-    Elf64_Ehdr eh;
-    memcpy(&eh, head, sizeof eh);
-    for (int i = 0; i < eh.e_phnum && i < 64; ++i) {
-      Elf64_Phdr ph;
-      if (pread(fd, &ph, sizeof ph, static_cast<off_t>(eh.e_phoff + i * eh.e_phentsize)) != sizeof ph) break;
-      if (ph.p_type != PT_INTERP || ph.p_filesz == 0 || ph.p_filesz > 4096) continue;
-      std::string s(ph.p_filesz, '\0');
-      if (pread(fd, s.data(), s.size(), static_cast<off_t>(ph.p_offset)) == static_cast<ssize_t>(s.size()))
-        result = s.c_str();
-      break;
+  } else if (n >= SELFMAG && memcmp(head, ELFMAG, SELFMAG) == 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map != MAP_FAILED) {
+      const cudalab::elf::File elf(std::string_view(static_cast<const char*>(map), size));
+      result = std::string(elf.interpreter());
+      munmap(map, size);
     }
   }
   close(fd);

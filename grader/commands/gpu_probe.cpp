@@ -11,6 +11,7 @@
 
 #include "common.h"
 #include "course_build.h"
+#include "meson_project.h"
 #include "process.h"
 
 namespace fs = std::filesystem;
@@ -64,22 +65,16 @@ std::string ensure_gpu_probe() {
     const std::string dir = fs::path(nvcc).parent_path().string();
     const std::string path = std::getenv("PATH") ? std::string(std::getenv("PATH")) : "/usr/bin:/bin";
     setenv("PATH", (dir + ":" + path).c_str(), 1);
-    ProcessOptions opt;
-    opt.argv = {"meson", "setup", "--reconfigure", kBuildRoot.string(), kSourceRoot.string()};
-    opt.timeout_s = 600;
-    opt.output_cap = 1 << 20;
-    const ProcessResult p = run_process(opt);
+    const ProcessResult p = run_process(MesonProject(kBuildRoot).setup(kSourceRoot, {}, true, 600));
     if (!p.ok() || !target_exists("cudalab-gpuinfo"))
       return fmt::format(
           "nvcc is installed ({}) but {} was configured without it and configuring it again failed ({}): run "
           "`meson setup --reconfigure {}`",
           nvcc, kBuildRoot.string(), p.describe(), kBuildRoot.string());
   }
-  ProcessOptions opt;
-  opt.argv = {"meson", "compile", "-C", kBuildRoot.string(), "harness/cudalab-gpuinfo"};
-  opt.timeout_s = 1800;
-  opt.output_cap = 1 << 20;
-  const ProcessResult p = run_process(opt);
+  const MesonProject project(kBuildRoot);
+  const std::string probe = "harness/cudalab-gpuinfo";
+  const ProcessResult p = run_process(project.build({probe}, {project.output_of(probe, {})}, 1800));
   if (!p.ok())
     return fmt::format("the GPU probe (harness/cudalab-gpuinfo) did not build ({}):\n{}", p.describe(),
                        trim_build_log(p.output, false));

@@ -20,6 +20,7 @@
 #include "cudalab/replay.h"
 #include "explain.h"
 #include "grade.h"
+#include "meson_project.h"
 #include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
@@ -43,17 +44,6 @@ bool has_labs(const fs::path& build, const std::vector<LabSpec>& labs) {
   for (const auto& lab : labs)
     if (!configured.count(lab.id)) return false;
   return true;
-}
-
-// The ninja program, where there is one: `meson compile` introspects the
-// build first, 0.5 s on 16 cores for nothing to do, on every lab of every
-// submission (ninja reruns Meson itself when a meson.build changed).
-const fs::path& ninja_program() {
-  static const fs::path ninja = [] {
-    const auto found = programs_in_path("ninja");
-    return found.empty() ? fs::path() : found.front();
-  }();
-  return ninja;
 }
 
 std::string target_path(const std::string& t) {
@@ -91,25 +81,6 @@ std::vector<fs::path> build_tool_roots() {
   return roots;
 }
 
-// "abc: x y \\\n z" (ninja -t query's "input:" block) -> the inputs.
-std::vector<std::string> query_inputs(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  bool inputs = false;
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("  input:", 0) == 0) {
-      inputs = true;
-      continue;
-    }
-    if (line.rfind("  outputs:", 0) == 0) break;
-    if (!inputs) continue;
-    std::istringstream words(line);
-    for (std::string w; words >> w;)
-      if (w != "|" && w != "||") out.push_back(w);
-  }
-  return out;
-}
-
 // The prefixes of the programs a configured build runs (its compilers,
 // linkers and the interpreter of its generators, as Meson's introspection
 // names them; a bare name is looked up on PATH), read once per build folder.
@@ -119,8 +90,7 @@ std::vector<fs::path> configured_tool_roots(const fs::path& build_dir) {
   const std::lock_guard<std::mutex> guard(lock);
   if (auto it = known.find(build_dir); it != known.end()) return it->second;
   std::vector<fs::path> roots;
-  const auto targets =
-      nlohmann::json::parse(read_text(build_dir / "meson-info" / "intro-targets.json"), nullptr, false);
+  const auto targets = MesonProject(build_dir).targets();
   std::set<std::string> programs;
   if (targets.is_array())
     for (const auto& t : targets)
@@ -204,24 +174,18 @@ std::string Grader::build_reference(const LabSpec& lab, bool cpu_mode) {
 
 bool Grader::ensure_configured(int slot, std::string& error) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
-  const bool configured = fs::exists(build_ / "build.ninja");
+  const MesonProject project(build_);
+  const bool configured = project.configured();
   if (configured && has_labs(build_, cfg_.labs)) return true;
   sync_overlay(nullptr, slot);
-  ProcessOptions opt;
-  opt.argv = {"meson",
-              "setup",
-              configured ? "--reconfigure" : "--buildtype=release",
-              build_.string(),
-              cfg_.source_root.string(),
-              "-Dlabs_dir=" + overlay_.string(),
-              "-Dvariants=false"};
+  std::vector<std::string> options = {"-Dlabs_dir=" + overlay_.string(), "-Dvariants=false"};
   // Which GPUs to compile for: the build's own choice (auto: the visible
   // GPU's), unless the environment names them (the framework's tests do on a
   // machine without a GPU, to build one architecture instead of five).
   if (const char* arch = std::getenv("CUDALAB_GRADE_GPU_ARCH"); arch && *arch)
-    opt.argv.push_back(std::string("-Dgpu_arch=") + arch);
-  opt.timeout_s = cfg_.course.build_timeout_s;
-  const ProcessResult p = run_process(opt);
+    options.push_back(std::string("-Dgpu_arch=") + arch);
+  const ProcessResult p =
+      run_process(project.setup(cfg_.source_root, options, configured, cfg_.course.build_timeout_s));
   if (!p.ok()) {
     error = fmt::format("configuring the grading build in {} failed ({}):\n{}", build_.string(), p.describe(),
                         p.output);
@@ -263,32 +227,28 @@ SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
 
 std::string Grader::build_targets(const std::vector<std::string>& targets, int slot, bool& ok) {
   const fs::path build_ = fs::absolute(build(slot)), overlay_ = overlay(slot);
+  const MesonProject project(build_);
   const fs::path& ninja = ninja_program();
-  ProcessOptions opt;
-  opt.timeout_s = cfg_.course.build_timeout_s;
-  opt.output_cap = 1 << 20;
+  // The outputs known without reading build.ninja (hundreds of kilobytes,
+  // for every lab of every submission): a lab's targets are in labs/, the GPU
+  // probe in harness/.
+  std::vector<std::string> outputs;
+  for (const auto& t : targets) outputs.push_back(target_path(t));
+  ProcessOptions opt = project.build(targets, outputs, cfg_.course.build_timeout_s);
   opt.niceness = 10;  // in a batch, this may overlap the previous submission's timed checks
   const bool student_code = slot != kReferenceSlot && !ninja.empty() &&
                             std::any_of(targets.begin(), targets.end(),
                                         [](const std::string& t) { return t != "cudalab-gpuinfo"; });
-  if (ninja.empty()) {
-    opt.argv = {"meson", "compile", "-C", build_.string()};
-    opt.argv.insert(opt.argv.end(), targets.begin(), targets.end());
-  } else {
-    opt.argv = {ninja.string(), "-C", build_.string()};
-    for (const auto& t : targets) opt.argv.push_back(target_path(t));
-  }
   std::filesystem::path scratch;
   if (student_code) {
     // The course's part first, outside the sandbox (it reads the solutions
     // compiled into the checks): the inputs of each target but the student's
     // own library and objects. Then the student's code, confined like a check.
     std::vector<std::string> course = {"build.ninja"};
-    for (const auto& t : targets)
-      for (const auto& in : course_inputs(target_path(t), slot)) course.push_back(in);
-    ProcessOptions pre = opt;
-    pre.argv = {ninja.string(), "-C", build_.string()};
-    pre.argv.insert(pre.argv.end(), course.begin(), course.end());
+    for (const auto& t : outputs)
+      for (const auto& in : course_inputs(t, slot)) course.push_back(in);
+    ProcessOptions pre = project.build(course, course, opt.timeout_s);
+    pre.niceness = opt.niceness;
     const ProcessResult p = run_process(pre);
     if (!p.ok()) {
       ok = false;
@@ -349,10 +309,7 @@ std::vector<std::string> Grader::course_inputs(const std::string& target, int sl
     const std::lock_guard<std::mutex> lock(course_inputs_mutex_);
     if (auto it = course_inputs_.find(key); it != course_inputs_.end()) return it->second;
   }
-  ProcessOptions q;
-  q.argv = {ninja_program().string(), "-C", build(slot).string(), "-t", "query", target};
-  q.timeout_s = 60;
-  const ProcessResult p = run_process(q);
+  const ProcessResult p = run_process(MesonProject(build(slot)).query(target));
   std::vector<std::string> out;
   // labs/meson.build: the student's files become lib<lab>-student*.a, or
   // objects of the target itself (<target>.p/); all else is the course's.

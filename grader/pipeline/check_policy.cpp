@@ -20,6 +20,7 @@
 #include "cudalab/replay.h"
 #include "explain.h"
 #include "grade.h"
+#include "meson_project.h"
 #include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
@@ -101,7 +102,7 @@ std::vector<std::string> failed_includes(const std::string& log) {
 
 std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_only, bool cpu_mode) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
-  const auto db = nlohmann::json::parse(read_text(build_ / "compile_commands.json"), nullptr, false);
+  const auto db = MesonProject(build_).compile_commands();
   if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
   const auto object_of = [&](const nlohmann::json& e, const std::string& f, bool cpu) {
     return student_object(e, overlay_, lab, f, cpu);
@@ -144,7 +145,7 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
 
 std::string Grader::include_problems(const LabSpec& lab, int slot) {
   const fs::path build_ = fs::absolute(build(slot)), overlay_ = overlay(slot);
-  const auto db = nlohmann::json::parse(read_text(build_ / "compile_commands.json"), nullptr, false);
+  const auto db = MesonProject(build_).compile_commands();
   if (!db.is_array()) return "the grader could not read compile_commands.json to check the submission";
   std::vector<std::string> problems;
   for (const auto& f : lab.student_files) {

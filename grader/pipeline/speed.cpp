@@ -20,6 +20,7 @@
 #include "cudalab/replay.h"
 #include "explain.h"
 #include "grade.h"
+#include "meson_project.h"
 #include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
@@ -47,7 +48,7 @@ std::string failed_requirement(const CheckSpec& check, const std::vector<Judged>
 
 bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& out, std::string& error) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
-  const auto db = nlohmann::json::parse(read_text(build_ / "compile_commands.json"), nullptr, false);
+  const auto db = MesonProject(build_).compile_commands();
   if (!db.is_array()) {
     error = "the grader could not read compile_commands.json";
     return false;

@@ -1,12 +1,13 @@
 #include "cudalab/replay.h"
 
-#include <elf.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+
+#include "cudalab/elf.h"
 
 namespace cudalab::replay {
 
@@ -148,46 +149,31 @@ std::vector<Relocation> find_pointers(const std::string& param, std::size_t para
 
 bool elf_section(const std::string& object, const std::string& name, std::string& out, std::string& error) {
   out.clear();
-  if (object.size() < sizeof(Elf64_Ehdr) || std::memcmp(object.data(), ELFMAG, SELFMAG) != 0 ||
-      object[EI_CLASS] != ELFCLASS64) {
+  const elf::File elf(object);
+  if (!elf.is_elf64()) {
     error = "not an ELF64 object";
     return false;
   }
-  Elf64_Ehdr eh;
-  std::memcpy(&eh, object.data(), sizeof eh);
-  const auto fits = [&](std::uint64_t off, std::uint64_t size) {
-    return off <= object.size() && size <= object.size() - off;
-  };
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      !fits(eh.e_shoff, std::uint64_t{eh.e_shnum} * sizeof(Elf64_Shdr)) || eh.e_shstrndx >= eh.e_shnum) {
+  if (!elf.has_section_table()) {
     error = "an ELF object without a readable section table";
     return false;
   }
-  const auto section = [&](std::size_t i) {
-    Elf64_Shdr sh;
-    std::memcpy(&sh, object.data() + eh.e_shoff + i * sizeof sh, sizeof sh);
-    return sh;
-  };
-  const Elf64_Shdr names = section(eh.e_shstrndx);
-  if (!fits(names.sh_offset, names.sh_size)) {
+  if (!elf.has_section_names()) {
     error = "an ELF object without readable section names";
     return false;
   }
-  for (std::size_t i = 0; i < eh.e_shnum; ++i) {
-    const Elf64_Shdr sh = section(i);
-    if (sh.sh_name >= names.sh_size) continue;
-    const char* s = object.data() + names.sh_offset + sh.sh_name;
-    const std::size_t max = names.sh_size - sh.sh_name;
-    if (strnlen(s, max) == max || name != s) continue;
-    if (sh.sh_type == SHT_NOBITS || !fits(sh.sh_offset, sh.sh_size)) {
-      error = "section " + name + " has no bytes in the file";
-      return false;
-    }
-    out.assign(object.data() + sh.sh_offset, sh.sh_size);
-    return true;
+  const auto section = elf.section_named(name);
+  if (!section) {
+    error = "no section " + name;
+    return false;
   }
-  error = "no section " + name;
-  return false;
+  const auto contents = elf.contents(*section);
+  if (!contents) {
+    error = "section " + name + " has no bytes in the file";
+    return false;
+  }
+  out.assign(contents->data(), contents->size());
+  return true;
 }
 
 std::string pack(const std::vector<std::string>& pieces) {
