@@ -18,6 +18,7 @@
 #include "expect.h"
 #include "meson_project.h"
 #include "process.h"
+#include "time_limits.h"
 
 namespace fs = std::filesystem;
 
@@ -338,7 +339,7 @@ std::string probe_gpu(const Options& o, std::string& name) {
   if (!fs::exists(probe)) return fmt::format("the GPU probe {} is not built (--no-build)", probe.string());
   ProcessOptions opt;
   opt.argv = {probe.string()};
-  opt.timeout_s = 60;
+  opt.timeout_s = kGpuProbeLimit_s;
   const ProcessResult p = run_process(opt);
   const auto j = nlohmann::json::parse(p.output, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return "the GPU probe failed: " + p.describe();

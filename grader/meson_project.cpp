@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "sandbox.h"
+#include "time_limits.h"
 
 namespace fs = std::filesystem;
 
@@ -83,7 +84,7 @@ ProcessOptions MesonProject::build(const std::vector<std::string>& names,
 ProcessOptions MesonProject::query(const std::string& output) const {
   ProcessOptions opt;
   opt.argv = {ninja_program().string(), "-C", dir_.string(), "-t", "query", output};
-  opt.timeout_s = 60;
+  opt.timeout_s = kNinjaQueryLimit_s;
   return opt;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cudalab/elf.h"
 #include "process.h"
+#include "time_limits.h"
 
 namespace cudalab {
 
@@ -860,7 +861,7 @@ std::vector<Symbol> nm_symbols(const std::filesystem::path& file, const std::vec
   opt.argv.insert(opt.argv.end(), flags.begin(), flags.end());
   opt.argv.push_back("--format=posix");
   opt.argv.push_back(file.string());
-  opt.timeout_s = 120;
+  opt.timeout_s = kSymbolListLimit_s;
   opt.output_cap = std::size_t(256) << 20;
   const ProcessResult p = run_process(opt);
   std::vector<Symbol> out;
@@ -962,7 +963,7 @@ namespace {
 std::filesystem::path compiler_file(const std::string& name) {
   ProcessOptions opt;
   opt.argv = {"c++", "-print-file-name=" + name};
-  opt.timeout_s = 30;
+  opt.timeout_s = kCompilerQueryLimit_s;
   const ProcessResult p = run_process(opt);
   std::string out = p.output.substr(0, p.output.find('\n'));
   if (!p.ok() || out.empty() || out == name) return {};

@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "process.h"
+#include "time_limits.h"
 
 #ifndef CUDALAB_SANDBOX_PATH
 #define CUDALAB_SANDBOX_PATH ""
@@ -117,7 +118,7 @@ const IsolationProbe& probe_isolation() {
     }
     ProcessOptions opt;
     opt.argv = {launcher.string(), "--probe"};
-    opt.timeout_s = 30;
+    opt.timeout_s = kSandboxProbeLimit_s;
     const ProcessResult r = run_process(opt);
     const std::string line = r.output.substr(0, r.output.find('\n'));
     const auto j = nlohmann::json::parse(line, nullptr, false);

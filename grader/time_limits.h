@@ -79,5 +79,11 @@ inline constexpr double kSymbolListLimit_s = 120;    // nm over a submission's o
 inline constexpr double kCompilerQueryLimit_s = 30;  // c++ -print-file-name
 inline constexpr double kNinjaQueryLimit_s = 60;     // ninja -t query
 inline constexpr double kExtractLimit_s = 120;       // unpacking a submitted archive
+inline constexpr double kSandboxProbeLimit_s = 30;   // cudalab-sandbox --probe
+inline constexpr double kToolVersionLimit_s = 30;    // `nvcc --version` and the like (cudalab doctor)
+inline constexpr double kSlurmSubmitLimit_s = 120;   // sbatch
+// `cudalab test --access-report` on a GPU: the check run again under Nsight
+// Compute, which replays each kernel once per group of metrics.
+inline constexpr double kAccessCountLimit_s = 600;
 
 }  // namespace cudalab

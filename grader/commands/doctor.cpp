@@ -18,6 +18,7 @@
 #include "gpu_probe.h"
 #include "process.h"
 #include "sandbox.h"
+#include "time_limits.h"
 
 namespace fs = std::filesystem;
 
@@ -30,7 +31,7 @@ namespace {
 std::string first_line_of(const std::vector<std::string>& argv) {
   ProcessOptions opt;
   opt.argv = argv;
-  opt.timeout_s = 30;
+  opt.timeout_s = kToolVersionLimit_s;
   const ProcessResult p = run_process(opt);
   if (!p.ok()) return {};
   std::string out = p.output;

@@ -13,6 +13,7 @@
 #include "course_build.h"
 #include "meson_project.h"
 #include "process.h"
+#include "time_limits.h"
 
 namespace fs = std::filesystem;
 
@@ -33,7 +34,7 @@ GpuProbe probe_gpu(bool build) {
   }
   ProcessOptions opt;
   opt.argv = {exe.string()};
-  opt.timeout_s = 60;
+  opt.timeout_s = kGpuProbeLimit_s;
   const ProcessResult p = run_process(opt);
   g.info = nlohmann::json::parse(p.output, nullptr, false);
   if (g.info.is_discarded() || !g.info.is_object()) {

@@ -12,6 +12,7 @@
 #include "process.h"
 #include "sandbox.h"
 #include "slurm.h"
+#include "time_limits.h"
 
 namespace fs = std::filesystem;
 
@@ -50,7 +51,7 @@ int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::pa
   const auto submit = [&](std::vector<std::string> argv, std::string& id) {
     ProcessOptions opt;
     opt.argv = std::move(argv);
-    opt.timeout_s = 120;
+    opt.timeout_s = kSlurmSubmitLimit_s;
     const ProcessResult p = run_process(opt);
     id = p.ok() ? sbatch_job_id(p.output) : "";
     if (id.empty()) fmt::print(stderr, "cudalab: sbatch failed ({}):\n{}\n", p.describe(), p.output);

@@ -27,6 +27,7 @@
 #include "report.h"
 #include "sandbox.h"
 #include "score.h"
+#include "time_limits.h"
 
 namespace fs = std::filesystem;
 
@@ -57,7 +58,7 @@ std::string ncu_access_report(const RunContext& ctx, const CheckSpec& check) {
               "--lab-toml",
               fs::absolute(ctx.lab_toml).string(),
               check.name};
-  opt.timeout_s = 600;
+  opt.timeout_s = kAccessCountLimit_s;
   opt.output_cap = 8 << 20;
   const ProcessResult p = run_process(opt);
   if (!p.started || p.exit_code == 127)
