@@ -81,6 +81,14 @@ class Descriptor {
   ~Descriptor() { reset(); }
   Descriptor(const Descriptor&) = delete;
   Descriptor& operator=(const Descriptor&) = delete;
+  Descriptor& operator=(Descriptor&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = other.fd_;
+      other.fd_ = -1;
+    }
+    return *this;
+  }
   int get() const { return fd_; }
   void reset() {
     if (fd_ >= 0) ::close(fd_);
@@ -145,107 +153,128 @@ std::string run_stem(const std::string& lab, const std::string& check) {
   return fmt::format("{}-{}-{}-{}", lab, check, getpid(), ++runs);
 }
 
-CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
-  CheckRun run;
-  CheckResult& r = run.result;
-  r.id = check.id;
-  r.name = check.name;
-  r.kind = check.kind;
-  std::filesystem::create_directories(ctx.work_dir);
-  const std::string stem = run_stem(lab.id, check.id);
-  const auto record = ctx.work_dir / (stem + ".json");
-  std::filesystem::remove(record);
+namespace {
+
+constexpr int kRecordFd = 3, kEvidenceFd = 4, kTraceFd = 5, kCodeFd = 6;
+constexpr int kSanitizerExit = 86;
+
+// The files a check's process writes or reads. They reach it as descriptors
+// this process opened: their paths (and the folders the grader reads) never
+// appear in what the student's code can see.
+struct CheckFiles {
+  std::filesystem::path record, evidence;
   // Correctness checks leave their outputs as evidence; the student's are
-  // judged here against the reference's (cudalab/evidence.h).
-  const bool with_evidence = check.kind == CheckKind::correctness && ctx.sanitizer.empty() &&
-                             (!ctx.evidence_out.empty() || !ctx.reference_evidence.empty());
-  const auto evidence_file =
-      !ctx.evidence_out.empty() ? ctx.evidence_out : ctx.work_dir / (stem + ".evidence");
+  // judged against the reference's (cudalab/evidence.h).
+  bool with_evidence = false;
+  // The speed replay's files: written by the student's run (its trace), read
+  // by the grader's replay (the trace, the kernels).
+  bool tracing = false, replaying = false;
+  Descriptor record_fd{-1}, evidence_fd{-1}, trace_fd{-1}, code_fd{-1};
 
-  // The record and the evidence reach the test process as descriptors this
-  // process opened: their paths (and the folders the grader reads) never
-  // appear in what the student's code can see.
-  Descriptor record_fd(::open(record.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  Descriptor evidence_fd(
-      with_evidence ? ::open(evidence_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1);
-  if (record_fd.get() < 0 || (with_evidence && evidence_fd.get() < 0)) {
-    r.verdict = Verdict::error;
-    r.failures.push_back(fmt::format("the grader could not create its record files in {}: {}",
-                                     ctx.work_dir.string(), std::strerror(errno)));
-    return run;
+  void close() {
+    record_fd.reset();
+    evidence_fd.reset();
+    trace_fd.reset();
+    code_fd.reset();
   }
-  constexpr int kRecordFd = 3, kEvidenceFd = 4, kTraceFd = 5, kCodeFd = 6;
-  // The speed replay's files, as descriptors too: written by the student's
-  // run (its trace), read by the grader's replay (the trace, the kernels).
-  const bool tracing = !ctx.trace_out.empty(), replaying = !ctx.replay_trace.empty();
-  Descriptor trace_fd(tracing ? ::open(ctx.trace_out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)
-                      : replaying ? ::open(ctx.replay_trace.c_str(), O_RDONLY | O_CLOEXEC)
-                                  : -1);
-  Descriptor code_fd(replaying ? ::open(ctx.replay_code.c_str(), O_RDONLY | O_CLOEXEC) : -1);
-  if ((tracing || replaying) && trace_fd.get() < 0) {
-    r.verdict = Verdict::error;
-    r.failures.push_back(fmt::format("the grader could not open its launch trace: {}", std::strerror(errno)));
-    return run;
-  }
+};
 
-  // Under root a check runs as nobody (sandbox.h). A grading folder nobody
-  // can enter (a checkout in root's home) is no reason to refuse: the binary
-  // and lab.toml then run from copies in a folder of their own that nobody
-  // can read but not change.
-  std::filesystem::path binary = std::filesystem::absolute(ctx.binary),
-                        lab_toml = std::filesystem::absolute(ctx.lab_toml), staged;
-  if (!unreadable_by_sandbox({binary, lab_toml}).empty()) {
+// "" when every file the check needs is open; else the failure.
+std::string open_check_files(const RunContext& ctx, const CheckSpec& check, const std::string& stem,
+                             CheckFiles& f) {
+  f.record = ctx.work_dir / (stem + ".json");
+  std::filesystem::remove(f.record);
+  f.with_evidence = check.kind == CheckKind::correctness && ctx.sanitizer.empty() &&
+                    (!ctx.evidence_out.empty() || !ctx.reference_evidence.empty());
+  f.evidence = !ctx.evidence_out.empty() ? ctx.evidence_out : ctx.work_dir / (stem + ".evidence");
+  f.record_fd = Descriptor(::open(f.record.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (f.with_evidence)
+    f.evidence_fd = Descriptor(::open(f.evidence.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (f.record_fd.get() < 0 || (f.with_evidence && f.evidence_fd.get() < 0))
+    return fmt::format("the grader could not create its record files in {}: {}", ctx.work_dir.string(),
+                       std::strerror(errno));
+  f.tracing = !ctx.trace_out.empty();
+  f.replaying = !ctx.replay_trace.empty();
+  if (f.tracing)
+    f.trace_fd = Descriptor(::open(ctx.trace_out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  else if (f.replaying)
+    f.trace_fd = Descriptor(::open(ctx.replay_trace.c_str(), O_RDONLY | O_CLOEXEC));
+  if (f.replaying) f.code_fd = Descriptor(::open(ctx.replay_code.c_str(), O_RDONLY | O_CLOEXEC));
+  if ((f.tracing || f.replaying) && f.trace_fd.get() < 0)
+    return fmt::format("the grader could not open its launch trace: {}", std::strerror(errno));
+  return "";
+}
+
+// The test binary and lab.toml as the check runs them. Under root a check
+// runs as nobody (sandbox.h). A grading folder nobody can enter (a checkout
+// in root's home) is no reason to refuse: the binary and lab.toml then run
+// from copies in a folder of their own that nobody can read but not change,
+// removed with this.
+struct StagedFiles {
+  std::filesystem::path binary, lab_toml, dir;
+  StagedFiles() = default;
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+  ~StagedFiles() {
     std::error_code ec;
-    staged = std::filesystem::temp_directory_path() / fmt::format("cudalab-staged-{}", stem);
-    std::filesystem::remove_all(staged, ec);
-    std::filesystem::create_directories(staged, ec);
-    const auto copy = [&](const std::filesystem::path& from, const std::string& name) {
-      const auto to = staged / name;
-      std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
-      return to;
-    };
-    binary = copy(binary, binary.filename().string());
-    lab_toml = copy(lab_toml, "lab.toml");
-    using std::filesystem::perms;
-    std::filesystem::permissions(
-        staged,
-        perms::owner_all | perms::group_read | perms::group_exec | perms::others_read | perms::others_exec,
-        ec);
-    std::filesystem::permissions(
-        binary,
-        perms::owner_all | perms::group_read | perms::group_exec | perms::others_read | perms::others_exec,
-        ec);
-    std::filesystem::permissions(
-        lab_toml, perms::owner_read | perms::owner_write | perms::group_read | perms::others_read, ec);
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
   }
-  struct Unstage {
-    std::filesystem::path dir;
-    ~Unstage() {
-      std::error_code ec;
-      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
-    }
-  } unstage{staged};
+};
 
+void stage_for_nobody(const RunContext& ctx, const std::string& stem, StagedFiles& s) {
+  s.binary = std::filesystem::absolute(ctx.binary);
+  s.lab_toml = std::filesystem::absolute(ctx.lab_toml);
+  if (unreadable_by_sandbox({s.binary, s.lab_toml}).empty()) return;
+  std::error_code ec;
+  s.dir = std::filesystem::temp_directory_path() / fmt::format("cudalab-staged-{}", stem);
+  std::filesystem::remove_all(s.dir, ec);
+  std::filesystem::create_directories(s.dir, ec);
+  const auto copy = [&](const std::filesystem::path& from, const std::string& name) {
+    const auto to = s.dir / name;
+    std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+    return to;
+  };
+  s.binary = copy(s.binary, s.binary.filename().string());
+  s.lab_toml = copy(s.lab_toml, "lab.toml");
+  using std::filesystem::perms;
+  const perms open =
+      perms::owner_all | perms::group_read | perms::group_exec | perms::others_read | perms::others_exec;
+  std::filesystem::permissions(s.dir, open, ec);
+  std::filesystem::permissions(s.binary, open, ec);
+  std::filesystem::permissions(
+      s.lab_toml, perms::owner_read | perms::owner_write | perms::group_read | perms::others_read, ec);
+}
+
+// The access report's name in the check's scratch folder, its working
+// directory: a relative name lands there.
+std::string access_name(const RunContext& ctx) {
+  return ctx.access_out.extension() == ".json" ? "access.json" : "access.txt";
+}
+
+// The check's command line, descriptors, time limit and environment, before
+// it is confined.
+ProcessOptions check_command(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                             const CheckFiles& f, const StagedFiles& s) {
   ProcessOptions opt;
-  opt.argv = {binary.string(), "--record-fd", std::to_string(kRecordFd), "--lab-toml", lab_toml.string()};
-  opt.pass_fds.push_back({record_fd.get(), kRecordFd});
-  if (with_evidence) {
+  opt.argv = {s.binary.string(), "--record-fd", std::to_string(kRecordFd), "--lab-toml", s.lab_toml.string()};
+  opt.pass_fds.push_back({f.record_fd.get(), kRecordFd});
+  if (f.with_evidence) {
     opt.argv.insert(opt.argv.end(), {"--evidence-fd", std::to_string(kEvidenceFd)});
     // Only the reference's evidence needs the expected values (up to 8 bytes
     // an element more); the student's outputs are judged against them.
     if (!ctx.evidence_out.empty()) opt.argv.push_back("--evidence-expected");
-    opt.pass_fds.push_back({evidence_fd.get(), kEvidenceFd});
+    opt.pass_fds.push_back({f.evidence_fd.get(), kEvidenceFd});
   }
-  if (tracing) {
+  if (f.tracing) {
     opt.argv.insert(opt.argv.end(), {"--trace-fd", std::to_string(kTraceFd)});
-    opt.pass_fds.push_back({trace_fd.get(), kTraceFd});
+    opt.pass_fds.push_back({f.trace_fd.get(), kTraceFd});
   }
-  if (replaying) {
+  if (f.replaying) {
     opt.argv.insert(opt.argv.end(), {"--replay-fd", std::to_string(kTraceFd)});
-    opt.pass_fds.push_back({trace_fd.get(), kTraceFd});
-    if (code_fd.get() >= 0) {
+    opt.pass_fds.push_back({f.trace_fd.get(), kTraceFd});
+    if (f.code_fd.get() >= 0) {
       opt.argv.insert(opt.argv.end(), {"--replay-code-fd", std::to_string(kCodeFd)});
-      opt.pass_fds.push_back({code_fd.get(), kCodeFd});
+      opt.pass_fds.push_back({f.code_fd.get(), kCodeFd});
     }
   }
   if (!ctx.seed.empty()) opt.argv.insert(opt.argv.end(), {"--seed", ctx.seed});
@@ -258,15 +287,8 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   in.sanitizer = !ctx.sanitizer.empty();
   in.role = ctx.role;
   opt.timeout_s = check_run_limit(in);
-  // What a timeout's message names: the reference's time where it set the limit.
-  const double reference_s =
-      ctx.role == RunRole::student && ctx.sanitizer.empty() ? std::max(0.0, ctx.reference_s) : 0;
-  const bool speed = in.speed;
   std::vector<std::string> extra = ctx.extra_env;
-  // The scratch folder is the check's working directory: a relative name lands there.
-  const std::string access_name = ctx.access_out.extension() == ".json" ? "access.json" : "access.txt";
-  if (!ctx.access_out.empty()) extra.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + access_name);
-  constexpr int kSanitizerExit = 86;
+  if (!ctx.access_out.empty()) extra.push_back("CUDALAB_SIMT_ACCESS_REPORT=" + access_name(ctx));
   if (!ctx.sanitizer.empty()) {
     opt.argv.insert(opt.argv.begin(), {"compute-sanitizer", "--tool", ctx.sanitizer, "--error-exitcode",
                                        std::to_string(kSanitizerExit), "--print-limit", "20"});
@@ -288,13 +310,18 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
     }
     opt.env = env;
   }
-  // Confined (sandbox.h): the student's code, its constructors included, runs
-  // with only its scratch folder writable and nothing of the grader's in view.
-  std::filesystem::path scratch;
+  return opt;
+}
+
+// Confined (sandbox.h): the student's code, its constructors included, runs
+// with only its scratch folder writable and nothing of the grader's in view.
+// opt's command becomes the launcher's; "" or why it cannot be confined.
+std::string confine(const RunContext& ctx, const StagedFiles& s, const std::string& stem, ProcessOptions& opt,
+                    std::filesystem::path& scratch) {
   try {
     SandboxSpec box;
     scratch = box.scratch = make_scratch_dir(stem);
-    box.read = {binary, lab_toml};
+    box.read = {s.binary, s.lab_toml};
     for (const auto& [from, to] : opt.pass_fds) box.keep_fds.push_back(to);
     // The CUDA runtime binds a unix socket as it starts (sandbox.h); a check
     // may listen, never connect.
@@ -306,16 +333,16 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
       // second launcher nested inside, with a check's own rules.
       const auto program = compute_sanitizer_program();
       if (!program.empty()) opt.argv[0] = program.string();
-      const auto target = std::find(opt.argv.begin() + 1, opt.argv.end(), binary.string());
+      const auto target = std::find(opt.argv.begin() + 1, opt.argv.end(), s.binary.string());
       if (target != opt.argv.end()) {
         SandboxSpec inner = box;
         const std::vector<std::string> rest(target, opt.argv.end());
         std::vector<std::string> nested = sandboxed_argv(inner, rest);
         opt.argv.erase(target, opt.argv.end());
         opt.argv.insert(opt.argv.end(), nested.begin(), nested.end());
-        box.exec = {binary, sandbox_launcher()};
+        box.exec = {s.binary, sandbox_launcher()};
       } else {
-        box.exec = {binary};
+        box.exec = {s.binary};
       }
       if (!program.empty()) box.exec.push_back(program.parent_path());
       box.allow_fork = true;
@@ -332,39 +359,41 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
     opt.argv = sandboxed_argv(box, opt.argv);
   } catch (const std::exception& e) {
     remove_scratch_dir(scratch);
-    r.verdict = Verdict::error;
-    r.failures.push_back(fmt::format("the grader cannot run checks confined: {}", e.what()));
-    return run;
+    return fmt::format("the grader cannot run checks confined: {}", e.what());
   }
-  const ProcessResult p = run_process(opt);
-  if (!ctx.access_out.empty()) {
-    std::error_code ec;
-    std::filesystem::remove(ctx.access_out, ec);
-    if (std::filesystem::is_regular_file(scratch / access_name, ec) &&
-        over_bound(scratch / access_name, kMaxAccessReportBytes, "its access report").empty())
-      std::filesystem::copy_file(scratch / access_name, ctx.access_out, ec);
-  }
-  remove_scratch_dir(scratch);
-  r.seconds = p.seconds;
-  record_fd.reset();
-  evidence_fd.reset();
-  trace_fd.reset();
-  code_fd.reset();
+  return "";
+}
 
+// The access report the process left in its scratch folder, bounded, to
+// ctx.access_out.
+void keep_access_report(const RunContext& ctx, const std::filesystem::path& scratch) {
+  if (ctx.access_out.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove(ctx.access_out, ec);
+  const auto report = scratch / access_name(ctx);
+  if (std::filesystem::is_regular_file(report, ec) &&
+      over_bound(report, kMaxAccessReportBytes, "its access report").empty())
+    std::filesystem::copy_file(report, ctx.access_out, ec);
+}
+
+// The check's verdict from how its process ended and what its record says.
+void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessOptions& opt,
+                   const ProcessResult& p, const CheckFiles& f, CheckResult& r) {
   std::string skipped;
   // Bounded before it is read: the record is the process's to fill.
-  const std::string record_too_big = over_bound(record, kMaxRecordBytes, "its record");
-  const bool have = record_too_big.empty() && std::filesystem::exists(record) &&
-                    parse_check_record(read_text(record), check.name, r, &skipped);
-  std::filesystem::remove(record);
-  // A student's evidence goes to the judge (judged.h), which reads and removes it.
-  if (with_evidence && ctx.evidence_out.empty()) run.evidence = evidence_file;
-
+  const std::string record_too_big = over_bound(f.record, kMaxRecordBytes, "its record");
+  const bool have = record_too_big.empty() && std::filesystem::exists(f.record) &&
+                    parse_check_record(read_text(f.record), check.name, r, &skipped);
+  std::filesystem::remove(f.record);
+  const bool speed = check.kind == CheckKind::speed;
   if (!p.started) {
     r.verdict = Verdict::error;
     r.failures.push_back(fmt::format("could not run {}: {}", ctx.binary.string(), p.error));
   } else if (p.timed_out) {
     r.verdict = Verdict::timeout;
+    // What the message names: the reference's time where it set the limit.
+    const double reference_s =
+        ctx.role == RunRole::student && ctx.sanitizer.empty() ? std::max(0.0, ctx.reference_s) : 0;
     // A speed check runs only after the correctness checks it requires
     // passed: the kernel ends on their shapes, so it is slow, not stuck.
     const std::string limit = describe_limit(opt.timeout_s, reference_s, speed);
@@ -421,6 +450,38 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   if (p.output_bytes > opt.output_cap)
     r.notes.push_back(fmt::format("the check printed {} bytes; only the first and last {} KiB were kept",
                                   p.output_bytes, opt.output_cap / 2048));
+}
+
+}  // namespace
+
+CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  CheckRun run;
+  CheckResult& r = run.result;
+  r.id = check.id;
+  r.name = check.name;
+  r.kind = check.kind;
+  const auto error = [&](const std::string& why) {
+    r.verdict = Verdict::error;
+    r.failures.push_back(why);
+    return run;
+  };
+  std::filesystem::create_directories(ctx.work_dir);
+  const std::string stem = run_stem(lab.id, check.id);
+  CheckFiles files;
+  if (const std::string why = open_check_files(ctx, check, stem, files); !why.empty()) return error(why);
+  StagedFiles staged;
+  stage_for_nobody(ctx, stem, staged);
+  ProcessOptions opt = check_command(ctx, lab, check, files, staged);
+  std::filesystem::path scratch;
+  if (const std::string why = confine(ctx, staged, stem, opt, scratch); !why.empty()) return error(why);
+  const ProcessResult p = run_process(opt);
+  keep_access_report(ctx, scratch);
+  remove_scratch_dir(scratch);
+  r.seconds = p.seconds;
+  files.close();
+  // A student's evidence goes to the judge (judged.h), which reads and removes it.
+  if (files.with_evidence && ctx.evidence_out.empty()) run.evidence = files.evidence;
+  judge_outcome(ctx, check, opt, p, files, r);
   return run;
 }
 
