@@ -10,7 +10,13 @@ with CUDA_VISIBLE_DEVICES="", so this runs the same on a GPU host):
   - the same course without cpu_mode: no GPU, so "gradable": false and a
     message that says why (the attempt does not count);
   - nothing submitted, only files no lab grades, and a malformed course file
-    (the grader itself fails): "gradable": false with a message for each.
+    (the grader itself fails): "gradable": false with a message for each;
+  - the example question (grader/autograder/prairielearn/questions/lab03_tiling)
+    as PrairieLearn runs it, its tests/ folder at /grade/tests: lab 03's
+    solution, under the name its question.html submits, graded in CPU mode
+    (its course file's cpu_mode); the same file with a syntax error:
+    "gradable": false, the compiler's error in the message and format_errors,
+    the build log in the output.
 
 The course lists every lab with the grading seed of test_cpu_fallback.py, so
 it grades in the CPU-mode gallery's folder after it: little is left to build.
@@ -44,16 +50,19 @@ def check(cond, what):
         failures.append(what)
 
 
-def run_job(root, student_files=(), course=None, course_env=None):
+def run_job(root, student_files=(), course=None, course_env=None, tests_dir=None):
     """A fresh /grade folder: student/ with these files, tests/course.toml
-    with this text; runs the entry point and returns (exit code, output,
+    with this text (or tests/ a copy of tests_dir, as PrairieLearn copies a
+    question's); runs the entry point and returns (exit code, output,
     results.json or None)."""
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(os.path.join(root, "student"))
     for name, text in student_files:
         with open(os.path.join(root, "student", name), "w") as f:
             f.write(text)
-    if course is not None:
+    if tests_dir is not None:
+        shutil.copytree(tests_dir, os.path.join(root, "tests"))
+    elif course is not None:
         os.makedirs(os.path.join(root, "tests"))
         with open(os.path.join(root, "tests", "course.toml"), "w") as f:
             f.write(course)
@@ -138,6 +147,49 @@ try:
     check(rc == 0, f"when cudalab itself fails: exit 0, got {rc}")
     not_gradable(res, ["could not grade", "exit code 2"], "cudalab failed")
     check("09_nope" in (res or {}).get("output", ""), "its output carries the grader's log (the bad lab named)")
+
+    # --- the example question, as PrairieLearn runs it ---------------------------
+    # What its question.html submits is its lab's student file (checked by
+    # test_prairielearn_question.py): lab 03's solution under that name.
+    question = os.path.join(SRC, "grader", "autograder", "prairielearn", "questions", "lab03_tiling")
+    with open(os.path.join(question, "tests", "course.toml"), "rb") as f:
+        (qlab,) = tomllib.load(f)["course"]["labs"]
+    with open(os.path.join(SRC, "labs", qlab, "lab.toml"), "rb") as f:
+        qmanifest = tomllib.load(f)
+    (qfile,) = qmanifest["lab"]["student_files"]
+    with open(os.path.join(SRC, "solutions", qlab, qfile)) as f:
+        qsolution = f.read()
+    rc, log, res = run_job(root, [(qfile, qsolution)], tests_dir=os.path.join(question, "tests"))
+    res = res or {}
+    check(rc == 0 and res.get("gradable") is True,
+          f"the example question grades {qlab}'s solution without a GPU (its course file's cpu_mode): rc {rc}, "
+          f"gradable {res.get('gradable')}")
+    tests = res.get("tests", [])
+    check(tests and all(t["name"].startswith(qlab + ": ") for t in tests),
+          f"its results are {qlab}'s checks alone (the question's course lists only that lab)")
+    qcorrect = [c["name"] for c in qmanifest["check"] if c.get("kind", "correctness") == "correctness"]
+    got = {t["name"].split(": ", 1)[1]: t for t in tests}
+    check(all(n in got and got[n]["points"] == got[n]["max_points"] > 0 for n in qcorrect),
+          "every correctness check at full marks in CPU mode")
+    qmax = sum(c["points"] for c in qmanifest["check"])
+    qcorrect_points = sum(c["points"] for c in qmanifest["check"] if c.get("kind", "correctness") == "correctness")
+    check(abs(res.get("score", -1) - qcorrect_points / qmax) < 1e-3,
+          f"score {res.get('score')} = the correctness points over the lab's ({qcorrect_points} / {qmax}): "
+          "the speed checks wait for the GPU batch")
+    check("CPU mode" in res.get("message", ""), f"the message says CPU mode: {res.get('message')!r}")
+
+    # A syntax error: PrairieLearn's own example of a submission not gradable.
+    broken = qsolution + "\nthis line is not CUDA\n"
+    rc, log, res = run_job(root, [(qfile, broken)], tests_dir=os.path.join(question, "tests"))
+    check(rc == 0, f"a submission that does not compile: exit 0, got {rc}")
+    not_gradable(res, [qlab, "did not compile", "does not count", qfile, "error"], "a submission that does not compile")
+    res = res or {}
+    errors = res.get("format_errors", [])
+    check(len(errors) > 0 and all("error" in e for e in errors) and any(qfile in e for e in errors),
+          f"format_errors carry the compiler's errors, naming {qfile}: {errors}")
+    check(res.get("score") == 0.0, "no score is given for it")
+    check("did not compile" in res.get("output", "") and qfile in res.get("output", ""),
+          "its output carries the build log")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
