@@ -4,7 +4,7 @@ are questions PrairieLearn accepts and cudalab grades, without PrairieLearn
 or a build:
 
   - info.json is valid against PrairieLearn's own schema of it
-    (schemas/infoQuestion.json, copied from PrairieLearn: schemas/README.md),
+    (schemas/prairielearn-question-info.json, written from its documentation: schemas/README.md),
     checked by the small JSON Schema validator below, and meets the rule
     PrairieLearn adds when it syncs (externalGradingOptions with
     gradingMethod "External"); it is externally graded by run_prairielearn at
@@ -170,7 +170,7 @@ def csv_names(text):
     return [n.strip().replace("\\,", ",") for n in re.split(r"(?<!\\),", text or "") if n.strip()]
 
 
-with open(os.path.join(HERE, "schemas", "infoQuestion.json")) as f:
+with open(os.path.join(HERE, "schemas", "prairielearn-question-info.json")) as f:
     SCHEMA = json.load(f)
 with open(os.path.join(SRC, "course.toml"), "rb") as f:
     COURSE_SEED = tomllib.load(f).get("grading", {}).get("seed")
