@@ -26,25 +26,18 @@ std::string test_name(const GradedLab& lab, const GradedCheck& c) {
 }  // namespace
 
 std::string check_output(const GradedCheck& c) {
-  const CheckSpec& spec = c.spec;
-  const CheckResult& r = c.result;
-  const CheckScore& s = c.score;
-  std::string out = fmt::format("{} ({:.2f}/{:g} points)", r.verdict, s.points, s.max_points);
-  // A check that counts for nothing because a check it requires failed says
-  // so first ("not timed: 'square' failed"), whatever its own verdict.
-  std::size_t shown = 0;
-  if (s.gated) {
-    const bool not_timed = !r.failures.empty() && r.failures.front().rfind("not timed: ", 0) == 0;
-    out += ": " + (not_timed ? r.failures.front() : "not counted: it " + s.why);
-    shown = not_timed ? 1 : 0;
-  }
+  // The console's and report.txt's messages (report.h), all of them and
+  // unwrapped: a platform's page wraps them to its own width.
+  Style style;
+  style.verbose = true;
+  const std::vector<std::string> messages = check_messages(style, c.spec, c.result, c.score);
+  std::string out =
+      fmt::format("{} ({:.2f}/{:g} points)", c.result.verdict, c.score.points, c.score.max_points);
+  // A check that counts for nothing says why on its first line.
+  std::size_t i = 0;
+  if (c.score.gated && !messages.empty()) out += ": " + messages[i++];
   out += "\n";
-  if (auto m = describe_measurements(spec, r); !m.empty()) out += m + "\n";
-  for (std::size_t i = shown; i < r.failures.size(); ++i) out += r.failures[i] + "\n";
-  for (const auto& n : r.notes) out += n + "\n";
-  if (!s.why.empty() && s.points < s.max_points && r.verdict != Verdict::not_run && !s.gated)
-    out += "points: " + s.why + "\n";
-  if (!r.output.empty()) out += "output:\n" + r.output + "\n";
+  for (; i < messages.size(); ++i) out += messages[i] + "\n";
   return out;
 }
 
@@ -66,6 +59,24 @@ std::string submission_output(const GradeDocument& g) {
     for (const auto& i : g.ignored) out += "  " + i + "\n";
   }
   for (const auto& n : g.notes) out += n + "\n";
+  return out;
+}
+
+std::string report_text(const GradeDocument& g) {
+  const Style style = Style::for_file();
+  const std::string summary = submission_output(g);
+  // The summary's first line (the total and how it was graded) and its error.
+  std::string out = summary.substr(0, summary.find('\n') + 1);
+  if (!g.error.empty()) out += wrap_lines(g.error, style.width) + "\n";
+  for (const auto& lab : g.labs) out += graded_lab_text(style, lab);
+  if (!g.ignored.empty()) {
+    out += fmt::format("\nignored ({}):\n", g.ignored.size());
+    for (const auto& i : g.ignored) out += wrap_lines("  " + i, style.width) + "\n";
+  }
+  if (!g.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& n : g.notes) out += wrap_lines("  " + n, style.width) + "\n";
+  }
   return out;
 }
 
@@ -251,7 +262,7 @@ void write_views(const GradeDocument& g, const std::filesystem::path& dir) {
   write_text(dir / "prairielearn.json", prairielearn_json(g).dump(2) + "\n");
   write_text(dir / "junit.xml", junit_xml(g));
   write_text(dir / "grade.csv", csv_header(g) + csv_row(g));
-  write_text(dir / "report.txt", submission_output(g));
+  write_text(dir / "report.txt", report_text(g));
   write_text(dir / "report.html", report_html(g));
 }
 

@@ -1,10 +1,12 @@
 // The exports against the fields their formats document.
 #include <pugixml.hpp>
+#include <sstream>
 
 #include "course.h"
 #include "cudalab/catch.h"
 #include "export.h"
 #include "judged_for_tests.h"
+#include "report.h"
 #include "testbed.h"
 
 using namespace cudalab;
@@ -76,6 +78,36 @@ TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test
   CHECK(j["tests"][0]["message"] == "C[1][2] = 3 (expected 4)");
   CHECK(prairielearn_json(testbed::doc_of(graded(spec, true, 2.0)))["score"] == 1.0);
 }
+
+namespace {
+
+// Lab 03 failed in every way a check can end, a second copy of it not
+// graded: the views of a grade with all of them.
+GradeDocument every_verdict() {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, false, 1.15));
+  doc.labs[0].checks[0].result.seconds = 1.25;
+  doc.labs[0].checks[1].result.seconds = 2.5;
+  GradedLab crashed = doc.labs[0];
+  crashed.id = "03_tiling_again";
+  crashed.checks[0].result.verdict = Verdict::crash;
+  crashed.checks[0].result.failures = {"the test process was killed by SIGSEGV while running this check"};
+  crashed.checks[0].result.output = "Segmentation fault";
+  crashed.checks[1].result.verdict = Verdict::not_run;
+  crashed.checks[1].result.failures = {
+      "not timed: 'square' failed (a speed check counts only for correct code)"};
+  crashed.checks[1].result.measurements.clear();
+  GradedLab missing = doc.labs[0];
+  missing.id = "05_reduction";
+  missing.status = LabStatus::missing;
+  missing.message = "missing reduction.cu (expected at labs/05_reduction/reduction.cu or at the top)";
+  missing.checks.clear();
+  doc.labs.push_back(crashed);
+  doc.labs.push_back(missing);
+  return doc;
+}
+
+}  // namespace
 
 TEST_CASE("JUnit XML has a suite per lab and a failure per failed check", "[export][grader]") {
   const LabSpec spec = testbed::tiled_lab();
@@ -186,4 +218,75 @@ TEST_CASE("A course file without a labs list grades every lab there, in folder o
                     Catch::Contains("course.toml:2") && Catch::Contains("or be left out"));
   CHECK_THROWS_WITH(parse_course("[course]\ntitle = \"t\"\n", "course.toml", {}),
                     Catch::Contains("there are no labs"));
+}
+
+TEST_CASE("report.txt shows every check with its verdict, points and name, a failed check's lead first",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, true, 1.15));
+  CheckResult& fast = doc.labs[0].checks[1].result;
+  fast.verdict = Verdict::fail;
+  fast.failures = {
+      "matmul_tiled runs at 1.15x the speed of the naive kernel; this check needs 1.30x. Look at how each "
+      "thread block reuses the tiles it loads: a tile that is loaded once and read by every thread of the "
+      "block "
+      "is where the speed comes from.\n  Diagnosis: shared-memory bank conflicts: the shared load at "
+      "matmul_tiled.cu:59 averages 31.0 transactions a request.",
+      "the second cause we name"};
+  fast.notes = {"timed on NVIDIA H100 at 1980 MHz"};
+  doc.notes.push_back("two copies of matmul_tiled.cu: the one in labs/03_tiling was graded");
+  const std::string text = report_text(doc);
+  CAPTURE(text);
+  // The total, then the lab as the console shows it: one formatter for both.
+  CHECK(text.rfind("cudalab: 50.00 / 60 points (GPU: NVIDIA H100)\n", 0) == 0);
+  CHECK(text.find(graded_lab_text(Style::for_file(), doc.labs[0])) != std::string::npos);
+  CHECK(text.find("PASS     square") != std::string::npos);
+  CHECK(text.find("20.00/20") != std::string::npos);
+  CHECK(text.find("tiled matmul is correct on squares") != std::string::npos);
+  const auto heading = text.find("FAIL     fast");
+  REQUIRE(heading != std::string::npos);
+  CHECK(text.find("5.00/10     tiled matmul is faster than naive", heading) != std::string::npos);
+  // The line under the heading is the lead, the ratio it explains after it.
+  const auto next = text.find('\n', heading) + 1;
+  const std::string lead = "           Diagnosis: shared-memory bank conflicts";
+  CHECK(text.compare(next, lead.size(), lead) == 0);
+  const auto ratio = text.find("matmul_tiled runs at 1.15x");
+  CHECK(ratio > next);
+  CHECK(text.find("Diagnosis:", text.find("Diagnosis:") + 1) == std::string::npos);  // said once
+  CHECK(text.find("ratio 1.15x (needs 1.30x)") != std::string::npos);
+  CHECK(text.find("the second cause we name") != std::string::npos);
+  CHECK(text.find("timed on NVIDIA H100 at 1980 MHz") != std::string::npos);
+  CHECK(text.find("points: ratio 1.15: full credit from 1.30") != std::string::npos);
+  CHECK(text.find("03_tiling: 25.00 / 30 points") != std::string::npos);
+  CHECK(text.find("notes.txt: not a student file of any lab") != std::string::npos);
+  CHECK(text.find("two copies of matmul_tiled.cu") != std::string::npos);
+  // Plain text, readable at 100 columns.
+  CHECK(text.find('\x1b') == std::string::npos);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    CAPTURE(line);
+    CHECK(line.size() <= 100);
+  }
+}
+
+TEST_CASE("report.txt says why a lab was not graded and shows a crashed check's output", "[export][grader]") {
+  const std::string text = report_text(every_verdict());
+  CAPTURE(text);
+  CHECK(text.find("CRASH    square") != std::string::npos);
+  CHECK(text.find("killed by SIGSEGV") != std::string::npos);
+  CHECK(text.find("| Segmentation fault") != std::string::npos);
+  CHECK(text.find("NOT RUN  fast") != std::string::npos);
+  CHECK(text.find("not timed: 'square' failed") != std::string::npos);
+  CHECK(text.find("== 05_reduction") != std::string::npos);
+  CHECK(text.find("  MISSING\n    missing reduction.cu") != std::string::npos);
+}
+
+TEST_CASE("Long messages wrap at spaces under their own indent; a test's output is never wrapped",
+          "[export][grader]") {
+  CHECK(wrap_lines("  one two three four", 12) == "  one two\n  three four");
+  CHECK(wrap_lines("short", 12) == "short");
+  CHECK(wrap_lines("a/very/long/path/that/cannot/break here", 12) ==
+        "a/very/long/path/that/cannot/break\nhere");
+  CHECK(wrap_lines("| " + std::string(40, 'x') + " y", 30) == "| " + std::string(40, 'x') + " y");
+  CHECK(wrap_lines("one two three", 0) == "one two three");
 }
