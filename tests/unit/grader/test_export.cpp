@@ -109,6 +109,59 @@ GradeDocument every_verdict() {
 
 }  // namespace
 
+TEST_CASE("JUnit XML counts tests, failures, errors and skipped per suite and in all, with times",
+          "[export][grader]") {
+  const std::string xml = junit_xml(every_verdict());
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(xml.c_str()));
+  const auto suites = doc.child("testsuites");
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  double time = 0;
+  for (const auto& suite : suites.children("testsuite")) {
+    CAPTURE(suite.attribute("name").value());
+    int t = 0, f = 0, e = 0, s = 0;
+    double seconds = 0;
+    for (const auto& tc : suite.children("testcase")) {
+      ++t;
+      seconds += tc.attribute("time").as_double();
+      const int outcomes = !!tc.child("failure") + !!tc.child("error") + !!tc.child("skipped");
+      CHECK(outcomes <= 1);
+      f += !!tc.child("failure"), e += !!tc.child("error"), s += !!tc.child("skipped");
+    }
+    for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) CHECK(suite.attribute(a));
+    CHECK(suite.attribute("tests").as_int() == t);
+    CHECK(suite.attribute("failures").as_int() == f);
+    CHECK(suite.attribute("errors").as_int() == e);
+    CHECK(suite.attribute("skipped").as_int() == s);
+    CHECK(suite.attribute("time").as_double() == Approx(seconds));
+    tests += t, failures += f, errors += e, skipped += s, time += seconds;
+  }
+  for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) CHECK(suites.attribute(a));
+  CHECK(suites.attribute("tests").as_int() == tests);
+  CHECK(suites.attribute("failures").as_int() == failures);
+  CHECK(suites.attribute("errors").as_int() == errors);
+  CHECK(suites.attribute("skipped").as_int() == skipped);
+  CHECK(suites.attribute("time").as_double() == Approx(time));
+  // 03_tiling: two failures; its copy: a crash (an error, not a failure)
+  // and a speed check not run; 05_reduction: missing, one error.
+  CHECK(tests == 5);
+  CHECK(failures == 2);
+  CHECK(errors == 2);
+  CHECK(skipped == 1);
+  CHECK(time == Approx(2 * (1.25 + 2.5)));
+  const auto again = suites.find_child_by_attribute("testsuite", "name", "03_tiling_again");
+  const auto crash = again.child("testcase").child("error");
+  REQUIRE(crash);
+  CHECK(std::string(crash.attribute("type").value()) == "crash");
+  CHECK(std::string(crash.attribute("message").value()).find("SIGSEGV") != std::string::npos);
+  CHECK(std::string(crash.text().get()).find("Segmentation fault") != std::string::npos);
+  CHECK(again.child("testcase").next_sibling("testcase").child("skipped"));
+  const auto missing = suites.find_child_by_attribute("testsuite", "name", "05_reduction").child("testcase");
+  CHECK(std::string(missing.child("error").attribute("type").value()) == "missing");
+  CHECK(std::string(missing.child("error").attribute("message").value()).rfind("missing reduction.cu", 0) ==
+        0);
+}
+
 TEST_CASE("JUnit XML has a suite per lab and a failure per failed check", "[export][grader]") {
   const LabSpec spec = testbed::tiled_lab();
   const std::string xml = junit_xml(testbed::doc_of(graded(spec, false, 2.0)));
@@ -218,6 +271,42 @@ TEST_CASE("A course file without a labs list grades every lab there, in folder o
                     Catch::Contains("course.toml:2") && Catch::Contains("or be left out"));
   CHECK_THROWS_WITH(parse_course("[course]\ntitle = \"t\"\n", "course.toml", {}),
                     Catch::Contains("there are no labs"));
+}
+
+TEST_CASE("Gradescope is told to show the text as written, and a message with <, > and & stays literal",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, false, 2.0));
+  const std::string message = "put it at <lab>/<file> & build again";
+  doc.labs[0].checks[0].result.failures = {message};
+  doc.ignored.push_back("x.cu: see <lab>/<file> & more");
+  const auto j = gradescope_json(doc);
+  // "text": "No HTML, Markdown, or ANSI will be rendered" (Gradescope's
+  // specification); the top level's default, "simple_format", renders HTML.
+  CHECK(j["output_format"] == "text");
+  CHECK(j["test_output_format"] == "text");
+  CHECK(j["test_name_format"] == "text");
+  CHECK(j["output"].get<std::string>().find("see <lab>/<file> & more") != std::string::npos);
+  for (const auto& t : j["tests"]) {
+    CHECK(t["output_format"] == "text");
+    CHECK(t["name_format"] == "text");
+  }
+  CHECK(j["tests"][0]["output"].get<std::string>().find(message) != std::string::npos);
+  // The JSON holds the characters themselves, not entities.
+  CHECK(j.dump().find("&lt;") == std::string::npos);
+  CHECK(j.dump().find("&amp;") == std::string::npos);
+}
+
+TEST_CASE("PrairieLearn gets the text as written: its page escapes message and output itself",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, false, 2.0));
+  doc.labs[0].checks[0].result.failures = {"C[1][2] = 3 (expected 4)\n  Diagnosis: a <bad> & wrong index."};
+  const auto j = prairielearn_json(doc);
+  // The lead, as the console and report.txt show it first.
+  CHECK(j["tests"][0]["message"] == "Diagnosis: a <bad> & wrong index.");
+  CHECK(j["tests"][0]["output"].get<std::string>().find("a <bad> & wrong index.") != std::string::npos);
+  CHECK(j.dump().find("&lt;") == std::string::npos);
 }
 
 TEST_CASE("report.txt shows every check with its verdict, points and name, a failed check's lead first",
