@@ -7,6 +7,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "expect.h"
 #include "files.h"
 #include "report.h"
 #include "report_html.h"
@@ -26,25 +27,18 @@ std::string test_name(const GradedLab& lab, const GradedCheck& c) {
 }  // namespace
 
 std::string check_output(const GradedCheck& c) {
-  const CheckSpec& spec = c.spec;
-  const CheckResult& r = c.result;
-  const CheckScore& s = c.score;
-  std::string out = fmt::format("{} ({:.2f}/{:g} points)", r.verdict, s.points, s.max_points);
-  // A check that counts for nothing because a check it requires failed says
-  // so first ("not timed: 'square' failed"), whatever its own verdict.
-  std::size_t shown = 0;
-  if (s.gated) {
-    const bool not_timed = !r.failures.empty() && r.failures.front().rfind("not timed: ", 0) == 0;
-    out += ": " + (not_timed ? r.failures.front() : "not counted: it " + s.why);
-    shown = not_timed ? 1 : 0;
-  }
+  // The console's and report.txt's messages (report.h), all of them and
+  // unwrapped: a platform's page wraps them to its own width.
+  Style style;
+  style.verbose = true;
+  const std::vector<std::string> messages = check_messages(style, c.spec, c.result, c.score);
+  std::string out =
+      fmt::format("{} ({:.2f}/{:g} points)", c.result.verdict, c.score.points, c.score.max_points);
+  // A check that counts for nothing says why on its first line.
+  std::size_t i = 0;
+  if (c.score.gated && !messages.empty()) out += ": " + messages[i++];
   out += "\n";
-  if (auto m = describe_measurements(spec, r); !m.empty()) out += m + "\n";
-  for (std::size_t i = shown; i < r.failures.size(); ++i) out += r.failures[i] + "\n";
-  for (const auto& n : r.notes) out += n + "\n";
-  if (!s.why.empty() && s.points < s.max_points && r.verdict != Verdict::not_run && !s.gated)
-    out += "points: " + s.why + "\n";
-  if (!r.output.empty()) out += "output:\n" + r.output + "\n";
+  for (; i < messages.size(); ++i) out += messages[i] + "\n";
   return out;
 }
 
@@ -69,6 +63,34 @@ std::string submission_output(const GradeDocument& g) {
   return out;
 }
 
+std::string report_text(const GradeDocument& g) {
+  const Style style = Style::for_file();
+  const std::string summary = submission_output(g);
+  // The summary's first line (the total and how it was graded) and its error.
+  std::string out = summary.substr(0, summary.find('\n') + 1);
+  if (!g.error.empty()) out += wrap_lines(g.error, style.width) + "\n";
+  for (const auto& lab : g.labs) out += graded_lab_text(style, lab);
+  if (!g.ignored.empty()) {
+    out += fmt::format("\nignored ({}):\n", g.ignored.size());
+    for (const auto& i : g.ignored) out += wrap_lines("  " + i, style.width) + "\n";
+  }
+  if (!g.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& n : g.notes) out += wrap_lines("  " + n, style.width) + "\n";
+  }
+  return out;
+}
+
+// How Gradescope shows our text. Its autograder specification ("Output String
+// Formatting", gradescope-autograders.readthedocs.io/en/latest/specs/) says
+// "text" "will do the basic text formatting ... No HTML, Markdown, or ANSI
+// will be rendered", while "simple_format", the default for the top-level
+// output, "is very similar to the html format": there "<lab>/<file>" in a
+// message would be taken for a tag and vanish. Our messages are plain text
+// with <, > and & in them, so "text", said everywhere rather than left to
+// the defaults.
+constexpr const char* kGradescopeFormat = "text";
+
 nlohmann::json gradescope_json(const GradeDocument& g) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& lab : g.labs) {
@@ -82,25 +104,40 @@ nlohmann::json gradescope_json(const GradeDocument& g) {
                        // status follows points: a passing check that does not count is failed
                        {"status", c.result.passed() && !s.gated ? "passed" : "failed"},
                        {"output", check_output(c)},
+                       {"output_format", kGradescopeFormat},
+                       {"name_format", kGradescopeFormat},
                        {"visibility", c.spec.visibility}});
     }
   }
   // How it was graded, for scripts: "gpu", "cpu" (CPU mode: correctness
   // only) or "none" (no GPU: built, checks not run).
   const nlohmann::json mode = {{"mode", g.mode()}, {"provisional", g.provisional}, {"gpu", g.gpu_line}};
-  return {{"score", round2(g.score)},         {"execution_time", std::lround(g.seconds)},
-          {"output", submission_output(g)},   {"visibility", "visible"},
-          {"stdout_visibility", "hidden"},    {"tests", tests},
+  return {{"score", round2(g.score)},
+          {"execution_time", std::lround(g.seconds)},
+          {"output", submission_output(g)},
+          {"output_format", kGradescopeFormat},
+          {"test_output_format", kGradescopeFormat},
+          {"test_name_format", kGradescopeFormat},
+          {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},
+          {"tests", tests},
           {"extra_data", {{"cudalab", mode}}}};
 }
 
+// PrairieLearn's results page (the pl-external-grader-results element) puts
+// message and output through ansi2html, which escapes &, < and > before it
+// adds colour, and names and descriptions through an escaping template: the
+// text goes in as written, and escaping it here would show "&lt;" to the
+// student.
 nlohmann::json prairielearn_json(const GradeDocument& g) {
   nlohmann::json tests = nlohmann::json::array();
   for (const auto& lab : g.labs) {
     for (const GradedCheck& c : lab.checks) {
       const CheckScore& s = c.score;
       const CheckResult& r = c.result;
-      std::string message = r.failures.empty() ? "" : r.failures.front();
+      // What a student reads first: the lead (expect.h), as the console and
+      // report.txt put it first.
+      std::string message = leading_line(r.failures);
       if (message.size() > 300) message = message.substr(0, 300) + "...";
       tests.push_back({{"name", test_name(lab, c)},
                        {"description", c.spec.kind == CheckKind::speed ? "speed check" : "correctness check"},
@@ -117,6 +154,12 @@ nlohmann::json prairielearn_json(const GradeDocument& g) {
           {"tests", tests}};
 }
 
+// JUnit XML as Jenkins, GitLab and GitHub's reporters read it (the Jenkins
+// schema, junit-10.xsd): <testsuites> and each <testsuite> carry tests,
+// failures, errors, skipped and time (seconds); a <testcase> holds at most one
+// of <failure> (the code was judged wrong), <error> (it could not be judged:
+// it crashed, timed out, or the test ended without a result) or <skipped>,
+// then its <system-out>. Every count is of the testcases under it.
 std::string junit_xml(const GradeDocument& g) {
   pugi::xml_document doc;
   auto decl = doc.append_child(pugi::node_declaration);
@@ -124,12 +167,39 @@ std::string junit_xml(const GradeDocument& g) {
   decl.append_attribute("encoding") = "UTF-8";
   auto suites = doc.append_child("testsuites");
   suites.append_attribute("name") = ("cudalab: " + g.id).c_str();
-  int all_tests = 0, all_failures = 0, all_skipped = 0;
+  struct Counts {
+    int tests = 0, failures = 0, errors = 0, skipped = 0;
+    double time = 0;
+    void set(pugi::xml_node n) const {
+      n.append_attribute("tests") = tests;
+      n.append_attribute("failures") = failures;
+      n.append_attribute("errors") = errors;
+      n.append_attribute("skipped") = skipped;
+      n.append_attribute("time") = fmt::format("{:.3f}", time).c_str();
+    }
+  } all;
+  const auto first_line = [](const std::string& s) {
+    return s.substr(0, std::min(s.find('\n'), std::size_t{200}));
+  };
   for (const auto& lab : g.labs) {
     auto suite = suites.append_child("testsuite");
     suite.append_attribute("name") = lab.id.c_str();
-    int failures = 0, errors = 0, skipped = 0;
-    double time = 0;
+    Counts counts;
+    if (lab.status != LabStatus::graded && lab.checks.empty()) {
+      // A lab that was not graded lists each check as failed or not run with
+      // the reason; one without any is one errored case, so that a reader of
+      // the report still sees it.
+      auto tc = suite.append_child("testcase");
+      tc.append_attribute("classname") = lab.id.c_str();
+      tc.append_attribute("name") = "graded";
+      tc.append_attribute("time") = "0.000";
+      auto e = tc.append_child("error");
+      const std::string status(spelling(lab.status));
+      e.append_attribute("message") = (lab.message.empty() ? status : first_line(lab.message)).c_str();
+      e.append_attribute("type") = status.c_str();
+      e.text().set(lab.message.c_str());
+      ++counts.tests, ++counts.errors;
+    }
     for (const GradedCheck& check : lab.checks) {
       const CheckSpec& c = check.spec;
       const CheckResult& r = check.result;
@@ -137,42 +207,36 @@ std::string junit_xml(const GradeDocument& g) {
       tc.append_attribute("classname") = lab.id.c_str();
       tc.append_attribute("name") = c.name.c_str();
       tc.append_attribute("time") = fmt::format("{:.3f}", r.seconds).c_str();
-      time += r.seconds;
+      ++counts.tests;
+      counts.time += r.seconds;
       const std::string text = check_output(check);
+      const std::string lead = leading_line(r.failures);
       if (r.verdict == Verdict::not_run || r.verdict == Verdict::skipped) {
         tc.append_child("skipped").append_attribute("message") =
-            (r.failures.empty() ? "not run" : r.failures[0]).c_str();
-        ++skipped;
+            (lead.empty() ? std::string(spelling(r.verdict)) : first_line(lead)).c_str();
+        ++counts.skipped;
       } else if (r.verdict == Verdict::crash || r.verdict == Verdict::error ||
                  r.verdict == Verdict::timeout) {
         auto e = tc.append_child("error");
         const std::string verdict(spelling(r.verdict));
-        e.append_attribute("message") = verdict.c_str();
+        e.append_attribute("message") = (lead.empty() ? verdict : first_line(lead)).c_str();
         e.append_attribute("type") = verdict.c_str();
         e.text().set(text.c_str());
-        ++errors;
+        ++counts.errors;
       } else if (!r.passed()) {
         auto f = tc.append_child("failure");
-        f.append_attribute("message") =
-            (r.failures.empty() ? "failed" : r.failures[0].substr(0, 200)).c_str();
+        f.append_attribute("message") = (lead.empty() ? std::string("failed") : first_line(lead)).c_str();
         f.append_attribute("type") = std::string(spelling(c.kind)).c_str();
         f.text().set(text.c_str());
-        ++failures;
+        ++counts.failures;
       }
       tc.append_child("system-out").text().set(text.c_str());
     }
-    suite.append_attribute("tests") = static_cast<int>(lab.checks.size());
-    suite.append_attribute("failures") = failures;
-    suite.append_attribute("errors") = errors;
-    suite.append_attribute("skipped") = skipped;
-    suite.append_attribute("time") = fmt::format("{:.3f}", time).c_str();
-    all_tests += static_cast<int>(lab.checks.size());
-    all_failures += failures + errors;
-    all_skipped += skipped;
+    counts.set(suite);
+    all.tests += counts.tests, all.failures += counts.failures, all.errors += counts.errors;
+    all.skipped += counts.skipped, all.time += counts.time;
   }
-  suites.append_attribute("tests") = all_tests;
-  suites.append_attribute("failures") = all_failures;
-  suites.append_attribute("skipped") = all_skipped;
+  all.set(suites);
   std::ostringstream out;
   doc.save(out, "  ");
   return out.str();
@@ -251,7 +315,7 @@ void write_views(const GradeDocument& g, const std::filesystem::path& dir) {
   write_text(dir / "prairielearn.json", prairielearn_json(g).dump(2) + "\n");
   write_text(dir / "junit.xml", junit_xml(g));
   write_text(dir / "grade.csv", csv_header(g) + csv_row(g));
-  write_text(dir / "report.txt", submission_output(g));
+  write_text(dir / "report.txt", report_text(g));
   write_text(dir / "report.html", report_html(g));
 }
 

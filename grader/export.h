@@ -46,8 +46,14 @@ std::vector<std::string> split_csv_line(const std::string& line);
 
 // The text a student reads for one check: verdict, measurements, failures, notes.
 std::string check_output(const GradedCheck& check);
-// The text of the whole submission: GPU, ignored files, lab by lab.
+// The text of the whole submission in short, for a platform's page beside
+// its tests: the total and GPU, each lab's points, ignored files, notes.
 std::string submission_output(const GradeDocument& g);
+// report.txt, for a terminal: the total and GPU, then lab by lab every check
+// as the console shows it (report.h's graded_lab_text: verdict, points, name,
+// and for a check that did not pass its lead first, then its other messages),
+// the ignored files and the notes; plain text, wrapped at 100 columns.
+std::string report_text(const GradeDocument& g);
 
 // Writes the views of one grade into `dir` (results.json, prairielearn.json,
 // junit.xml, grade.csv, report.txt, report.html), each from `g` alone.

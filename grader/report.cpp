@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <sstream>
+
+#include "expect.h"
 
 namespace cudalab {
 
@@ -12,6 +15,13 @@ Style Style::for_stdout(bool verbose) {
   Style s;
   s.colour = isatty(STDOUT_FILENO) && !std::getenv("NO_COLOR");
   s.verbose = verbose;
+  return s;
+}
+
+Style Style::for_file() {
+  Style s;
+  s.verbose = true;
+  s.width = 100;
   return s;
 }
 
@@ -78,33 +88,144 @@ std::string describe_measurements(const CheckSpec& spec, const CheckResult& r) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
+std::string wrap_lines(const std::string& text, std::size_t width) {
+  if (width == 0) return text;
+  std::string out;
+  std::istringstream in(text);
+  bool first = true;
+  for (std::string line; std::getline(in, line); first = false) {
+    if (!first) out += '\n';
+    // A line quoted from the test's output is shown as the test wrote it.
+    const std::size_t start = std::min(line.find_first_not_of(' '), line.size());
+    if (line.size() <= width || start * 2 >= width || line.compare(start, 2, "| ") == 0) {
+      out += line;
+      continue;
+    }
+    const std::string pad(start, ' ');
+    std::string rest = line.substr(start), current = pad;
+    // Break at the last space that keeps the line within width; a word
+    // longer than the line (a path, a URL) stays whole.
+    while (current.size() + rest.size() > width) {
+      const std::size_t room = width - current.size();
+      std::size_t cut = rest.rfind(' ', room);
+      if (cut == std::string::npos || cut == 0) cut = rest.find(' ', room);
+      if (cut == std::string::npos) break;
+      out += current + rest.substr(0, cut) + '\n';
+      const std::size_t next = rest.find_first_not_of(' ', cut);
+      rest = next == std::string::npos ? std::string() : rest.substr(next);
+      current = pad;
+    }
+    out += current + rest;
+  }
+  if (!text.empty() && text.back() == '\n') out += '\n';
+  return out;
+}
+
+std::vector<std::string> check_messages(const Style& st, const CheckSpec& spec, const CheckResult& r,
+                                        const CheckScore& score) {
+  std::vector<std::string> out;
+  std::vector<std::string> failures = r.failures;
+  if (score.gated) {
+    // Counts for nothing because a check it requires did not pass: that
+    // first, whatever its own verdict; the grader's "not timed" says it best.
+    const bool not_timed = !failures.empty() && failures.front().rfind("not timed: ", 0) == 0;
+    out.push_back(not_timed ? failures.front() : "not counted: it " + score.why);
+    if (not_timed) failures.erase(failures.begin());
+  }
+  const std::string measured = describe_measurements(spec, r);
+  std::size_t shown_failures = 0;
+  if (r.verdict != Verdict::pass && !failures.empty()) {
+    // The lead first, with the rest of the failure it is part of: a speed
+    // check's Diagnosis line comes after the ratio it explains, and is what a
+    // student should read first.
+    const std::string lead = leading_line(failures);
+    for (auto f = failures.begin(); f != failures.end() && !lead.empty(); ++f) {
+      std::string rest;
+      bool found = false;
+      std::istringstream lines(*f);
+      for (std::string line; std::getline(lines, line);) {
+        const auto start = line.find_first_not_of(" \t");
+        if (!found && start != std::string::npos && line.compare(start, std::string::npos, lead) == 0)
+          found = true;
+        else if (start != std::string::npos || !rest.empty())
+          rest += (rest.empty() ? "" : "\n") + line;
+      }
+      if (!found) continue;
+      out.push_back(rest.empty() ? lead : lead + "\n" + rest);
+      failures.erase(f);
+      ++shown_failures;
+      break;
+    }
+  }
+  if (!measured.empty()) out.push_back(measured);
+  const std::size_t limit = st.verbose ? failures.size() + shown_failures : 3;
+  std::size_t i = 0;
+  for (; i < failures.size() && shown_failures < limit; ++i, ++shown_failures) out.push_back(failures[i]);
+  if (i < failures.size())
+    out.push_back(fmt::format("... and {} more (--verbose shows all)", failures.size() - i));
+  for (const auto& n : r.notes) out.push_back(n);
+  if (!score.gated && !score.why.empty() && score.points < score.max_points &&
+      r.verdict != Verdict::not_run && r.verdict != Verdict::skipped)
+    out.push_back("points: " + score.why);
+  if (!r.output.empty() && (st.verbose || r.verdict == Verdict::crash || r.verdict == Verdict::error ||
+                            r.verdict == Verdict::timeout))
+    out.push_back("output:\n" + indent(r.output, "| "));
+  return out;
+}
+
+std::string check_text(const Style& st, const CheckSpec& spec, const CheckResult& r,
+                       const CheckScore& score) {
+  std::string out = fmt::format("  {}  {:<20} {:>6.2f}/{:<6g} {}  ({:.1f} s)\n", badge(st, r.verdict),
+                                spec.id, score.points, score.max_points, spec.name, r.seconds);
+  const std::string pad = "           ";
+  const std::size_t width = st.width > pad.size() ? st.width - pad.size() : 0;
+  for (const auto& m : check_messages(st, spec, r, score)) out += indent(wrap_lines(m, width), pad) + "\n";
+  return out;
+}
+
+std::string lab_header_text(const Style& st, const std::string& id, const std::string& title,
+                            const std::string& context) {
+  std::string out =
+      fmt::format("\n{}\n", paint(st, fmt::emphasis::bold, fmt::format("== {}: {}", id, title)));
+  if (!context.empty()) out += fmt::format("   {}\n", context);
+  return out;
+}
+
+std::string lab_total_text(const Style& st, const std::string& id, double points, double max_points,
+                           const std::string& label) {
+  return fmt::format("  {}\n",
+                     paint(st, fmt::emphasis::bold,
+                           fmt::format("{}: {:.2f} / {:g} points{}", id, points, max_points, label)));
+}
+
+std::string graded_lab_text(const Style& st, const GradedLab& lab) {
+  std::string out =
+      lab_header_text(st, lab.id, lab.title, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
+  if (lab.status != LabStatus::graded && !lab.message.empty()) {
+    std::string status(spelling(lab.status));
+    for (char& c : status)
+      c = c == '_' ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const std::string pad = "    ";
+    out += "  " + status + "\n" +
+           indent(wrap_lines(lab.message, st.width > pad.size() ? st.width - pad.size() : 0), pad) + "\n";
+  } else {
+    for (const GradedCheck& c : lab.checks) out += check_text(st, c.spec, c.result, c.score);
+  }
+  return out + lab_total_text(st, lab.id, lab.points, lab.max_points, "");
+}
+
 void print_lab_header(const Style& st, const std::string& id, const std::string& title,
                       const std::string& context) {
-  fmt::print("\n{}\n", paint(st, fmt::emphasis::bold, fmt::format("== {}: {}", id, title)));
-  if (!context.empty()) fmt::print("   {}\n", context);
+  fmt::print("{}", lab_header_text(st, id, title, context));
 }
 
 void print_check(const Style& st, const CheckSpec& spec, const CheckResult& r, const CheckScore& score) {
-  fmt::print("  {}  {:<20} {:>6.2f}/{:<6g} {}  ({:.1f} s)\n", badge(st, r.verdict), spec.id, score.points,
-             score.max_points, spec.name, r.seconds);
-  const std::string pad = "           ";
-  if (auto m = describe_measurements(spec, r); !m.empty()) fmt::print("{}\n", indent(m, pad));
-  const std::size_t show = st.verbose ? r.failures.size() : std::min<std::size_t>(r.failures.size(), 3);
-  for (std::size_t i = 0; i < show; ++i) fmt::print("{}\n", indent(r.failures[i], pad));
-  if (show < r.failures.size())
-    fmt::print("{}... and {} more (--verbose shows all)\n", pad, r.failures.size() - show);
-  for (const auto& n : r.notes) fmt::print("{}\n", indent(n, pad));
-  if (!score.why.empty() && score.points < score.max_points && r.verdict != Verdict::skipped)
-    fmt::print("{}points: {}\n", pad, score.why);
-  if (!r.output.empty() && (st.verbose || r.verdict == Verdict::crash || r.verdict == Verdict::error ||
-                            r.verdict == Verdict::timeout))
-    fmt::print("{}output:\n{}\n", pad, indent(r.output, pad + "| "));
+  fmt::print("{}", check_text(st, spec, r, score));
 }
 
 void print_lab_total(const Style& st, const std::string& id, double points, double max_points,
                      const std::string& label) {
-  fmt::print("  {}\n", paint(st, fmt::emphasis::bold,
-                             fmt::format("{}: {:.2f} / {:g} points{}", id, points, max_points, label)));
+  fmt::print("{}", lab_total_text(st, id, points, max_points, label));
 }
 
 }  // namespace cudalab

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "process.h"
@@ -54,7 +55,65 @@ int rank_of(const std::vector<std::string>& parts, const std::string& lab) {
   return 3;
 }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Edits (insert, delete, replace, swap two neighbours) from a to b.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+bool is_source_extension(const std::string& ext) {
+  for (const char* e : {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh"})
+    if (ext == e) return true;
+  return false;
+}
+
 }  // namespace
+
+std::optional<NearName> near_student_file(const std::string& name,
+                                          const std::vector<std::string>& student_files) {
+  std::optional<NearName> best;
+  int best_rank = 0;
+  const fs::path p(name);
+  const std::string lname = lower(name), lstem = lower(p.stem().string()),
+                    lext = lower(p.extension().string());
+  for (const auto& want : student_files) {
+    if (want == name) return std::nullopt;  // it is one
+    const fs::path w(want);
+    int rank = 0;
+    std::string how;
+    if (lower(want) == lname) {
+      rank = 1;
+      how = "differs from it only in upper and lower case";
+    } else if (lower(w.stem().string()) == lstem && is_source_extension(lext) &&
+               is_source_extension(lower(w.extension().string()))) {
+      rank = 2;
+      how = fmt::format("has the extension {} where the lab's file has {}", p.extension().string(),
+                        w.extension().string());
+    } else if (want.size() >= 6) {
+      const std::size_t d = edit_distance(lname, lower(want));
+      if (d > kNearNameEdits) continue;
+      rank = 2 + static_cast<int>(d);
+      how = fmt::format("is {} letter{} away from it", d, d == 1 ? "" : "s");
+    } else {
+      continue;
+    }
+    if (!best || rank < best_rank) best = NearName{want, how}, best_rank = rank;
+  }
+  return best;
+}
 
 SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>& labs) {
   SubmissionPlan plan;
@@ -67,6 +126,14 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
     for (const auto& f : lab.tests) course_files[f] = "tests always come from the course";
   }
   course_files["lab.toml"] = "the course's lab.toml is used";
+  std::vector<std::string> student_names;
+  for (const auto& [name, of] : wanted) student_names.push_back(name);
+  // Files named close to a lab's student file (Matmul_Tiled.cu): named in
+  // the lab's message and in the ignored list, never graded.
+  struct Misnamed {
+    std::string rel, how;
+  };
+  std::map<std::pair<std::string, std::string>, std::vector<Misnamed>> misnamed;  // (lab, file)
 
   std::map<std::pair<std::string, std::string>, std::vector<Candidate>> candidates;  // (lab, file)
   std::error_code ec;
@@ -95,15 +162,25 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
       plan.ignored.push_back(fmt::format("{}: not a regular file", rel));
       continue;
     }
+    std::vector<std::string> parts;
+    for (const auto& part : p.lexically_relative(root)) parts.push_back(part.string());
     auto w = wanted.find(name);
     if (w == wanted.end()) {
       auto c = course_files.find(name);
-      plan.ignored.push_back(
-          fmt::format("{}: {}", rel, c != course_files.end() ? c->second : "not a student file of any lab"));
+      if (c != course_files.end()) {
+        plan.ignored.push_back(fmt::format("{}: {}", rel, c->second));
+      } else if (const auto near = near_student_file(name, student_names)) {
+        // Most likely the lab whose folder it is in, else the first that wants it.
+        const auto& labs_of = wanted[near->name];
+        const LabSpec* lab = labs_of.front();
+        for (const LabSpec* l : labs_of)
+          if (std::find(parts.begin(), parts.end(), l->id) != parts.end()) lab = l;
+        misnamed[{lab->id, near->name}].push_back({rel, near->how});
+      } else {
+        plan.ignored.push_back(fmt::format("{}: not a student file of any lab", rel));
+      }
       continue;
     }
-    std::vector<std::string> parts;
-    for (const auto& part : p.lexically_relative(root)) parts.push_back(part.string());
     for (const LabSpec* lab : w->second)
       candidates[{lab->id, name}].push_back({p, rel, rank_of(parts, lab->id)});
   }
@@ -127,9 +204,28 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
                            return false;
                          }),
           cands.end());
+      // A file named close to it is not used: the grade is of the files the
+      // lab names, and a guess could grade the wrong file. It is named, with
+      // what it must be called.
+      const auto near = misnamed.find({lab.id, f});
+      if (near != misnamed.end())
+        for (const auto& m : near->second)
+          plan.ignored.push_back(
+              cands.empty()
+                  ? fmt::format(
+                        "{}: not graded: did you mean labs/{}/{}? Its name {}; the grader uses a student "
+                        "file only under its exact name: rename it to {}",
+                        m.rel, lab.id, f, m.how, f)
+                  : fmt::format("{}: not a student file of any lab (its name is close to {}'s {}, which was "
+                                "graded from {})",
+                                m.rel, lab.id, f, cands.front().rel));
       if (cands.empty()) {
-        lf.missing.push_back(
-            fmt::format("missing {} (expected at labs/{}/{} or at the top of the submission)", f, lab.id, f));
+        std::string why =
+            fmt::format("missing {} (expected at labs/{}/{} or at the top of the submission)", f, lab.id, f);
+        if (near != misnamed.end())
+          why += fmt::format(": {} looks like it, but is not graded under that name; rename it to {}",
+                             near->second.front().rel, f);
+        lf.missing.push_back(why);
         continue;
       }
       const Candidate& best = cands.front();

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,8 +47,24 @@ struct SubmissionPlan {
   const LabFiles* find(const std::string& lab) const;
 };
 
-// Scans a submission folder. Host-only (tested).
+// Scans a submission folder. Host-only (tested). A file named close to a
+// lab's student file (near_student_file) is not graded: the lab's missing
+// message and the ignored list say which file it probably is and what it must
+// be called.
 SubmissionPlan plan_submission(const std::filesystem::path& root, const std::vector<LabSpec>& labs);
+
+// How far a file name may be from a student file's (edits: a letter added,
+// dropped, changed, or two swapped) to be named as probably that file.
+inline constexpr std::size_t kNearNameEdits = 2;
+struct NearName {
+  std::string name;  // the student file it probably is: "matmul_tiled.cu"
+  std::string how;   // "differs from it only in upper and lower case"
+};
+// The student file `name` is probably, by a case-insensitive match, a mix-up
+// of source extensions (.cu, .cuh, .cpp, ...), or at most kNearNameEdits edits
+// (names of 6 characters or more); nullopt if none or if it is one exactly.
+std::optional<NearName> near_student_file(const std::string& name,
+                                          const std::vector<std::string>& student_files);
 
 // A path printed safely: control characters and non-ASCII bytes escaped.
 std::string printable(const std::string& s);

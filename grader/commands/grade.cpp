@@ -16,7 +16,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <system_error>
 
 #include "commands.h"
@@ -69,19 +68,8 @@ void print_grade(const GradeDocument& g, const Style& style, bool show_ignored) 
                           : g.cpu_mode ? "none usable (" + g.gpu_line + "): CPU mode, correctness checks only"
                                        : "none usable (" + g.gpu_line + "): built only, checks not run");
   if (!g.error.empty()) fmt::print("{}\n", g.error);
-  for (const auto& lab : g.labs) {
-    print_lab_header(style, lab.id, lab.title, lab.weight != 1 ? fmt::format("weight {:g}", lab.weight) : "");
-    if (lab.status != LabStatus::graded && !lab.message.empty()) {
-      fmt::print("  {}\n", lab.status == LabStatus::build_failed ? "BUILD FAILED"
-                           : lab.status == LabStatus::missing    ? "MISSING"
-                                                                 : "NOT RUN");
-      std::istringstream in(lab.message);
-      for (std::string line; std::getline(in, line);) fmt::print("    {}\n", line);
-    } else {
-      for (const GradedCheck& c : lab.checks) print_check(style, c.spec, c.result, c.score);
-    }
-    print_lab_total(style, lab.id, lab.points, lab.max_points, "");
-  }
+  // As report.txt shows them (report.h): one formatter for both.
+  for (const auto& lab : g.labs) fmt::print("{}", graded_lab_text(style, lab));
   if (show_ignored && !g.ignored.empty()) {
     fmt::print("\nignored ({}):\n", g.ignored.size());
     for (std::size_t i = 0; i < g.ignored.size() && i < 20; ++i) fmt::print("  {}\n", g.ignored[i]);

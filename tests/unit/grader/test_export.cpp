@@ -1,10 +1,12 @@
 // The exports against the fields their formats document.
 #include <pugixml.hpp>
+#include <sstream>
 
 #include "course.h"
 #include "cudalab/catch.h"
 #include "export.h"
 #include "judged_for_tests.h"
+#include "report.h"
 #include "testbed.h"
 
 using namespace cudalab;
@@ -75,6 +77,89 @@ TEST_CASE("PrairieLearn results give a score between 0 and 1 and points per test
   CHECK(j["tests"][0]["max_points"] == 40);
   CHECK(j["tests"][0]["message"] == "C[1][2] = 3 (expected 4)");
   CHECK(prairielearn_json(testbed::doc_of(graded(spec, true, 2.0)))["score"] == 1.0);
+}
+
+namespace {
+
+// Lab 03 failed in every way a check can end, a second copy of it not
+// graded: the views of a grade with all of them.
+GradeDocument every_verdict() {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, false, 1.15));
+  doc.labs[0].checks[0].result.seconds = 1.25;
+  doc.labs[0].checks[1].result.seconds = 2.5;
+  GradedLab crashed = doc.labs[0];
+  crashed.id = "03_tiling_again";
+  crashed.checks[0].result.verdict = Verdict::crash;
+  crashed.checks[0].result.failures = {"the test process was killed by SIGSEGV while running this check"};
+  crashed.checks[0].result.output = "Segmentation fault";
+  crashed.checks[1].result.verdict = Verdict::not_run;
+  crashed.checks[1].result.failures = {
+      "not timed: 'square' failed (a speed check counts only for correct code)"};
+  crashed.checks[1].result.measurements.clear();
+  GradedLab missing = doc.labs[0];
+  missing.id = "05_reduction";
+  missing.status = LabStatus::missing;
+  missing.message = "missing reduction.cu (expected at labs/05_reduction/reduction.cu or at the top)";
+  missing.checks.clear();
+  doc.labs.push_back(crashed);
+  doc.labs.push_back(missing);
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("JUnit XML counts tests, failures, errors and skipped per suite and in all, with times",
+          "[export][grader]") {
+  const std::string xml = junit_xml(every_verdict());
+  pugi::xml_document doc;
+  REQUIRE(doc.load_string(xml.c_str()));
+  const auto suites = doc.child("testsuites");
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+  double time = 0;
+  for (const auto& suite : suites.children("testsuite")) {
+    CAPTURE(suite.attribute("name").value());
+    int t = 0, f = 0, e = 0, s = 0;
+    double seconds = 0;
+    for (const auto& tc : suite.children("testcase")) {
+      ++t;
+      seconds += tc.attribute("time").as_double();
+      const int outcomes = !!tc.child("failure") + !!tc.child("error") + !!tc.child("skipped");
+      CHECK(outcomes <= 1);
+      f += !!tc.child("failure"), e += !!tc.child("error"), s += !!tc.child("skipped");
+    }
+    for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) CHECK(suite.attribute(a));
+    CHECK(suite.attribute("tests").as_int() == t);
+    CHECK(suite.attribute("failures").as_int() == f);
+    CHECK(suite.attribute("errors").as_int() == e);
+    CHECK(suite.attribute("skipped").as_int() == s);
+    CHECK(suite.attribute("time").as_double() == Approx(seconds));
+    tests += t, failures += f, errors += e, skipped += s, time += seconds;
+  }
+  for (const char* a : {"tests", "failures", "errors", "skipped", "time"}) CHECK(suites.attribute(a));
+  CHECK(suites.attribute("tests").as_int() == tests);
+  CHECK(suites.attribute("failures").as_int() == failures);
+  CHECK(suites.attribute("errors").as_int() == errors);
+  CHECK(suites.attribute("skipped").as_int() == skipped);
+  CHECK(suites.attribute("time").as_double() == Approx(time));
+  // 03_tiling: two failures; its copy: a crash (an error, not a failure)
+  // and a speed check not run; 05_reduction: missing, one error.
+  CHECK(tests == 5);
+  CHECK(failures == 2);
+  CHECK(errors == 2);
+  CHECK(skipped == 1);
+  CHECK(time == Approx(2 * (1.25 + 2.5)));
+  const auto again = suites.find_child_by_attribute("testsuite", "name", "03_tiling_again");
+  const auto crash = again.child("testcase").child("error");
+  REQUIRE(crash);
+  CHECK(std::string(crash.attribute("type").value()) == "crash");
+  CHECK(std::string(crash.attribute("message").value()).find("SIGSEGV") != std::string::npos);
+  CHECK(std::string(crash.text().get()).find("Segmentation fault") != std::string::npos);
+  CHECK(again.child("testcase").next_sibling("testcase").child("skipped"));
+  const auto missing = suites.find_child_by_attribute("testsuite", "name", "05_reduction").child("testcase");
+  CHECK(std::string(missing.child("error").attribute("type").value()) == "missing");
+  CHECK(std::string(missing.child("error").attribute("message").value()).rfind("missing reduction.cu", 0) ==
+        0);
 }
 
 TEST_CASE("JUnit XML has a suite per lab and a failure per failed check", "[export][grader]") {
@@ -186,4 +271,111 @@ TEST_CASE("A course file without a labs list grades every lab there, in folder o
                     Catch::Contains("course.toml:2") && Catch::Contains("or be left out"));
   CHECK_THROWS_WITH(parse_course("[course]\ntitle = \"t\"\n", "course.toml", {}),
                     Catch::Contains("there are no labs"));
+}
+
+TEST_CASE("Gradescope is told to show the text as written, and a message with <, > and & stays literal",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, false, 2.0));
+  const std::string message = "put it at <lab>/<file> & build again";
+  doc.labs[0].checks[0].result.failures = {message};
+  doc.ignored.push_back("x.cu: see <lab>/<file> & more");
+  const auto j = gradescope_json(doc);
+  // "text": "No HTML, Markdown, or ANSI will be rendered" (Gradescope's
+  // specification); the top level's default, "simple_format", renders HTML.
+  CHECK(j["output_format"] == "text");
+  CHECK(j["test_output_format"] == "text");
+  CHECK(j["test_name_format"] == "text");
+  CHECK(j["output"].get<std::string>().find("see <lab>/<file> & more") != std::string::npos);
+  for (const auto& t : j["tests"]) {
+    CHECK(t["output_format"] == "text");
+    CHECK(t["name_format"] == "text");
+  }
+  CHECK(j["tests"][0]["output"].get<std::string>().find(message) != std::string::npos);
+  // The JSON holds the characters themselves, not entities.
+  CHECK(j.dump().find("&lt;") == std::string::npos);
+  CHECK(j.dump().find("&amp;") == std::string::npos);
+}
+
+TEST_CASE("PrairieLearn gets the text as written: its page escapes message and output itself",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, false, 2.0));
+  doc.labs[0].checks[0].result.failures = {"C[1][2] = 3 (expected 4)\n  Diagnosis: a <bad> & wrong index."};
+  const auto j = prairielearn_json(doc);
+  // The lead, as the console and report.txt show it first.
+  CHECK(j["tests"][0]["message"] == "Diagnosis: a <bad> & wrong index.");
+  CHECK(j["tests"][0]["output"].get<std::string>().find("a <bad> & wrong index.") != std::string::npos);
+  CHECK(j.dump().find("&lt;") == std::string::npos);
+}
+
+TEST_CASE("report.txt shows every check with its verdict, points and name, a failed check's lead first",
+          "[export][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, true, 1.15));
+  CheckResult& fast = doc.labs[0].checks[1].result;
+  fast.verdict = Verdict::fail;
+  fast.failures = {
+      "matmul_tiled runs at 1.15x the speed of the naive kernel; this check needs 1.30x. Look at how each "
+      "thread block reuses the tiles it loads: a tile that is loaded once and read by every thread of the "
+      "block "
+      "is where the speed comes from.\n  Diagnosis: shared-memory bank conflicts: the shared load at "
+      "matmul_tiled.cu:59 averages 31.0 transactions a request.",
+      "the second cause we name"};
+  fast.notes = {"timed on NVIDIA H100 at 1980 MHz"};
+  doc.notes.push_back("two copies of matmul_tiled.cu: the one in labs/03_tiling was graded");
+  const std::string text = report_text(doc);
+  CAPTURE(text);
+  // The total, then the lab as the console shows it: one formatter for both.
+  CHECK(text.rfind("cudalab: 50.00 / 60 points (GPU: NVIDIA H100)\n", 0) == 0);
+  CHECK(text.find(graded_lab_text(Style::for_file(), doc.labs[0])) != std::string::npos);
+  CHECK(text.find("PASS     square") != std::string::npos);
+  CHECK(text.find("20.00/20") != std::string::npos);
+  CHECK(text.find("tiled matmul is correct on squares") != std::string::npos);
+  const auto heading = text.find("FAIL     fast");
+  REQUIRE(heading != std::string::npos);
+  CHECK(text.find("5.00/10     tiled matmul is faster than naive", heading) != std::string::npos);
+  // The line under the heading is the lead, the ratio it explains after it.
+  const auto next = text.find('\n', heading) + 1;
+  const std::string lead = "           Diagnosis: shared-memory bank conflicts";
+  CHECK(text.compare(next, lead.size(), lead) == 0);
+  const auto ratio = text.find("matmul_tiled runs at 1.15x");
+  CHECK(ratio > next);
+  CHECK(text.find("Diagnosis:", text.find("Diagnosis:") + 1) == std::string::npos);  // said once
+  CHECK(text.find("ratio 1.15x (needs 1.30x)") != std::string::npos);
+  CHECK(text.find("the second cause we name") != std::string::npos);
+  CHECK(text.find("timed on NVIDIA H100 at 1980 MHz") != std::string::npos);
+  CHECK(text.find("points: ratio 1.15: full credit from 1.30") != std::string::npos);
+  CHECK(text.find("03_tiling: 25.00 / 30 points") != std::string::npos);
+  CHECK(text.find("notes.txt: not a student file of any lab") != std::string::npos);
+  CHECK(text.find("two copies of matmul_tiled.cu") != std::string::npos);
+  // Plain text, readable at 100 columns.
+  CHECK(text.find('\x1b') == std::string::npos);
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    CAPTURE(line);
+    CHECK(line.size() <= 100);
+  }
+}
+
+TEST_CASE("report.txt says why a lab was not graded and shows a crashed check's output", "[export][grader]") {
+  const std::string text = report_text(every_verdict());
+  CAPTURE(text);
+  CHECK(text.find("CRASH    square") != std::string::npos);
+  CHECK(text.find("killed by SIGSEGV") != std::string::npos);
+  CHECK(text.find("| Segmentation fault") != std::string::npos);
+  CHECK(text.find("NOT RUN  fast") != std::string::npos);
+  CHECK(text.find("not timed: 'square' failed") != std::string::npos);
+  CHECK(text.find("== 05_reduction") != std::string::npos);
+  CHECK(text.find("  MISSING\n    missing reduction.cu") != std::string::npos);
+}
+
+TEST_CASE("Long messages wrap at spaces under their own indent; a test's output is never wrapped",
+          "[export][grader]") {
+  CHECK(wrap_lines("  one two three four", 12) == "  one two\n  three four");
+  CHECK(wrap_lines("short", 12) == "short");
+  CHECK(wrap_lines("a/very/long/path/that/cannot/break here", 12) ==
+        "a/very/long/path/that/cannot/break\nhere");
+  CHECK(wrap_lines("| " + std::string(40, 'x') + " y", 30) == "| " + std::string(40, 'x') + " y");
+  CHECK(wrap_lines("one two three", 0) == "one two three");
 }

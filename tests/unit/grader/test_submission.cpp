@@ -309,3 +309,64 @@ TEST_CASE("A file that is no archive is refused in one line, never a traceback",
     CHECK(u.error.find("Traceback") == std::string::npos);
   }
 }
+
+TEST_CASE("A student file handed in under a close name is named with what it must be called, and not graded",
+          "[submission][grader]") {
+  TempDir d;
+  d.write("Matmul_Tiled.cu");
+  d.write("labs/02_naive_matmul/matmul_naive.cpp");
+  d.write("notes.txt");
+  const auto plan = plan_submission(d.path, labs());
+  // Not used: the student must fix the name.
+  const auto* tiled = plan.find("03_tiling");
+  CHECK_FALSE(tiled->complete());
+  CHECK(tiled->found.empty());
+  REQUIRE(tiled->missing.size() == 1);
+  CHECK_THAT(tiled->missing[0], Catch::Contains("missing matmul_tiled.cu") &&
+                                    Catch::Contains("Matmul_Tiled.cu looks like it") &&
+                                    Catch::Contains("rename it to matmul_tiled.cu"));
+  CHECK(mentions(plan.ignored, "Matmul_Tiled.cu: not graded: did you mean labs/03_tiling/matmul_tiled.cu?"));
+  CHECK(mentions(plan.ignored, "only in upper and lower case"));
+  CHECK(mentions(plan.ignored,
+                 "labs/02_naive_matmul/matmul_naive.cpp: not graded: did you mean "
+                 "labs/02_naive_matmul/matmul_naive.cu?"));
+  CHECK(mentions(plan.ignored, "has the extension .cpp where the lab's file has .cu"));
+  CHECK(mentions(plan.ignored, "notes.txt: not a student file of any lab"));
+  CHECK_FALSE(mentions(plan.ignored, "notes.txt: not graded"));
+}
+
+TEST_CASE("A close name beside the right file is listed, not offered as the lab's file",
+          "[submission][grader]") {
+  TempDir d;
+  d.write("labs/03_tiling/matmul_tiled.cu");
+  d.write("labs/03_tiling/matmul_tiled_old.cu");  // 4 edits: not close
+  d.write("labs/03_tiling/matmul_tilde.cu");      // two letters swapped: 1 edit
+  const auto plan = plan_submission(d.path, labs());
+  CHECK(plan.find("03_tiling")->complete());
+  CHECK(mentions(plan.ignored, "labs/03_tiling/matmul_tiled_old.cu: not a student file of any lab"));
+  CHECK(mentions(plan.ignored,
+                 "labs/03_tiling/matmul_tilde.cu: not a student file of any lab (its name is "
+                 "close to 03_tiling's matmul_tiled.cu, which was graded from "
+                 "labs/03_tiling/matmul_tiled.cu)"));
+}
+
+TEST_CASE("Close names: case, a source extension mixed up, or at most two edits", "[submission][grader]") {
+  const std::vector<std::string> files = {"matmul_tiled.cu", "transpose.cu", "scan.cu"};
+  const auto near = [&](const std::string& name) {
+    const auto n = near_student_file(name, files);
+    return n ? n->name : std::string();
+  };
+  CHECK(near("MATMUL_TILED.CU") == "matmul_tiled.cu");
+  CHECK(near("matmul_tiled.cuh") == "matmul_tiled.cu");
+  CHECK(near("transpose.cpp") == "transpose.cu");
+  CHECK(near("transpos.cu") == "transpose.cu");
+  CHECK(near("tarnspose.cu") == "transpose.cu");
+  CHECK(near("matmul_tild.cu") == "matmul_tiled.cu");
+  CHECK(near("transpose_final.cu").empty());  // 6 edits
+  CHECK(near("transpose.txt").empty());       // not source: 3 edits
+  CHECK(near("matmul_tiled.cu").empty());     // it is one
+  CHECK(near("notes.txt").empty());
+  CHECK(near("README.md").empty());
+  CHECK(near("Scan.cu") == "scan.cu");  // short names: case only
+  CHECK(near("scab.cu") == "scan.cu");  // 7 characters: edits too
+}
