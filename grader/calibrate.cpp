@@ -424,38 +424,65 @@ std::string credit_text(const std::optional<Credit>& c) {
 
 }  // namespace
 
-int run_calibration(const Options& in) {
-  Options o = in;
-  if (o.labs_dir.empty()) o.labs_dir = o.source_root / "labs";
-  if (o.variants_dir.empty()) o.variants_dir = o.source_root / "tests" / "variants";
-  const bool dry = !o.from_records.empty();
+// --- the steps of run_calibration ---------------------------------------------
 
-  if (!fs::is_directory(o.variants_dir)) {
+namespace {
+
+// What the steps of run_calibration share, in the order they fill it.
+struct Calibrating {
+  Options o;                   // as given, with the default folders filled in
+  bool dry = false;            // --from-records: read an earlier run's records, time nothing
+  std::vector<LabPlan> plans;  // per lab, every speed check and its participants
+  std::string gpu_name;        // the probe's "NAME (sm_XY)" ("" in a dry run)
+  fs::path records;            // the records read (and, timing, written first)
+  // The table entries' provenance: when, built with which nvcc, from which records.
+  std::string date, nvcc, source;
+};
+
+// A step's outcome: the exit code to stop with, or none to go on.
+using Stop = std::optional<int>;
+
+Calibrating start_calibrating(const Options& in) {
+  Calibrating c;
+  c.o = in;
+  if (c.o.labs_dir.empty()) c.o.labs_dir = c.o.source_root / "labs";
+  if (c.o.variants_dir.empty()) c.o.variants_dir = c.o.source_root / "tests" / "variants";
+  c.dry = !c.o.from_records.empty();
+  c.records = c.o.from_records;
+  return c;
+}
+
+// The instructor's tree (tests/variants) and --runs.
+Stop check_options(const Calibrating& c) {
+  if (!fs::is_directory(c.o.variants_dir)) {
     fmt::print(
         stderr,
         "cudalab calibrate: {} is missing: calibration times the known student files (tests/variants/, "
         "the correct alternatives and the mistakes) against the reference, and those are in the "
         "instructor's tree only, not in a student release. Run it from the full course repository.\n",
-        o.variants_dir.string());
+        c.o.variants_dir.string());
     return kUsage;
   }
-  if (o.runs < 1) {
+  if (c.o.runs < 1) {
     fmt::print(stderr, "cudalab calibrate: --runs must be at least 1\n");
     return kUsage;
   }
-  std::vector<std::string> labs = o.labs;
+  return std::nullopt;
+}
+
+// What to time: per lab (those named, else every lab), every speed check and
+// its participants.
+Stop plan_labs(Calibrating& c) {
+  std::vector<std::string> labs = c.o.labs;
   if (labs.empty()) {
-    for (const auto& e : fs::directory_iterator(o.labs_dir))
+    for (const auto& e : fs::directory_iterator(c.o.labs_dir))
       if (e.is_directory() && fs::exists(e.path() / "lab.toml")) labs.push_back(e.path().filename().string());
     std::sort(labs.begin(), labs.end());
   }
-
-  // What to time: per lab, every speed check and its participants.
-  std::vector<LabPlan> plans;
   for (const auto& lab : labs) {
     LabPlan plan;
     try {
-      plan.spec = load_lab(o.labs_dir / lab / "lab.toml");
+      plan.spec = load_lab(c.o.labs_dir / lab / "lab.toml");
     } catch (const ManifestError& e) {
       fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
       return kUsage;
@@ -463,128 +490,168 @@ int run_calibration(const Options& in) {
     try {
       for (const auto& check : plan.spec.checks)
         if (check.kind == CheckKind::speed)
-          for (const auto& v : participants(plan.spec, check, o.variants_dir))
+          for (const auto& v : participants(plan.spec, check, c.o.variants_dir))
             plan.items.push_back({lab, check.id, v.variant, v.correct});
     } catch (const ManifestError& e) {
       fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
       return kUsage;
     }
-    plans.push_back(std::move(plan));
+    c.plans.push_back(std::move(plan));
   }
+  return std::nullopt;
+}
 
-  fs::path records = o.from_records;
-  std::string gpu_name;
-  if (!dry) {
-    const std::string why = probe_gpu(o, gpu_name);
-    if (!why.empty()) {
-      fmt::print(
-          stderr,
-          "cudalab calibrate: calibration needs a GPU, and there is none usable here: {}.\n"
-          "It times each speed check's reference against the known student files on the course's GPU: run "
-          "it there. (`--from-records DIR` reads the records of an earlier run instead.) Exit code {}.\n",
-          why, kNeedsGpu);
-      return kNeedsGpu;
-    }
-    records = o.records_dir.empty() ? o.build_root / "calibration" / stamp() : o.records_dir;
-    std::vector<std::string> targets;
-    for (const auto& plan : plans)
-      for (const auto& it : plan.items) {
-        const std::string t = it.lab + "-variant-" + it.variant;
-        if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
-      }
-    for (const auto& t : targets)
-      if (!in_build_ninja(o.build_root, "tests/" + t)) {
-        fmt::print(stderr,
-                   "cudalab calibrate: {} has no target {}: configure it with nvcc on the GPU host "
-                   "(-Dvariants=auto, the default, builds the GPU variants where a GPU is visible; "
-                   "-Dvariants=true always)\n",
-                   o.build_root.string(), t);
-        return kUsage;
-      }
-    fmt::print("GPU: {}\n", gpu_name);
-    if (!o.no_build && !targets.empty()) {
-      fmt::print("building {} variant test binaries in {} (minutes the first time) ...\n", targets.size(),
-                 o.build_root.string());
-      std::fflush(stdout);
-      if (!compile_targets(o.build_root, targets, o.verbose)) return kNotMet;
-    }
-    if (o.build_only) {
-      fmt::print("built; nothing timed (--build-only)\n");
-      return kCalibrated;
-    }
-    // When, where and built with what: a later --from-records dates its
-    // table entries from this.
-    fs::create_directories(records);
-    std::ofstream(records / "calibration.json")
-        << nlohmann::json{{"gpu", gpu_name}, {"date", today()}, {"runs", o.runs}, {"nvcc", nvcc_version()}}
-               .dump(2)
-        << "\n";
-    std::size_t total = 0;
-    for (const auto& plan : plans) total += plan.items.size();
-    total *= static_cast<std::size_t>(o.runs);
+// A usable GPU (else exit 3), and the folder its runs' records go to.
+Stop probe(Calibrating& c) {
+  const std::string why = probe_gpu(c.o, c.gpu_name);
+  if (!why.empty()) {
     fmt::print(
-        "timing: {} runs (each variant and speed check {} times, each run its own process); records in {}\n",
-        total, o.runs, records.string());
-    // An earlier run's records in the same folder must not count with these.
-    for (const auto& plan : plans)
-      for (const auto& it : plan.items)
-        for (int run = 1; fs::exists(record_path(records, it, run)); ++run)
-          fs::remove(record_path(records, it, run));
-    std::size_t done = 0;
-    // Run r of everything before run r + 1: a drift of the GPU's speed over
-    // the session then spreads over all variants alike.
-    for (int run = 1; run <= o.runs; ++run)
-      for (const auto& plan : plans)
-        for (const auto& it : plan.items) {
-          const CheckSpec& check = *plan.spec.find_by_id(it.check_id);
-          const fs::path rec = record_path(records, it, run);
-          fs::create_directories(rec.parent_path());
-          fs::remove(rec);
-          ProcessOptions opt;
-          opt.argv = {(o.build_root / "tests" / (it.lab + "-variant-" + it.variant)).string(),
-                      "--record",
-                      rec.string(),
-                      "--lab-toml",
-                      fs::absolute(plan.spec.file).string(),
-                      check.name};
-          opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : plan.spec.timeout_s;
-          const ProcessResult p = run_process(opt);
-          ++done;
-          CheckResult cr;
-          std::string line;
-          if (fs::exists(rec) && parse_check_record(read_text(rec), check.name, cr)) {
-            const Measurement* r = cr.find("ratio");
-            const Measurement* n = cr.find("noise");
-            line = r ? fmt::format("ratio {:.3f}{}, {}", r->value,
-                                   n ? fmt::format(" (noise {:.2f}%)", n->value) : "", cr.verdict)
-                     : fmt::format("no ratio, {}", cr.verdict);
-          } else {
-            line = "no record (" + p.describe() + ")";
-            if (o.verbose) line += "\n" + p.output;
-          }
-          fmt::print("  [{:>3}/{}] {} {} {} run {}: {}\n", done, total, it.lab, it.check_id, it.variant, run,
-                     line);
-          std::fflush(stdout);
-        }
-  } else {
-    fmt::print("dry run: reading the records in {} (nothing is timed)\n", records.string());
+        stderr,
+        "cudalab calibrate: calibration needs a GPU, and there is none usable here: {}.\n"
+        "It times each speed check's reference against the known student files on the course's GPU: run "
+        "it there. (`--from-records DIR` reads the records of an earlier run instead.) Exit code {}.\n",
+        why, kNeedsGpu);
+    return kNeedsGpu;
   }
-  std::string date = today();
-  std::string nvcc = dry ? "" : nvcc_version();
-  if (const auto meta = nlohmann::json::parse(read_text(records / "calibration.json"), nullptr, false);
+  c.records = c.o.records_dir.empty() ? c.o.build_root / "calibration" / stamp() : c.o.records_dir;
+  return std::nullopt;
+}
+
+// The variants' test binaries: each configured in the build, then built
+// (unless --no-build). --build-only ends the run here.
+Stop build_variants(const Calibrating& c) {
+  std::vector<std::string> targets;
+  for (const auto& plan : c.plans)
+    for (const auto& it : plan.items) {
+      const std::string t = it.lab + "-variant-" + it.variant;
+      if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+    }
+  for (const auto& t : targets)
+    if (!in_build_ninja(c.o.build_root, "tests/" + t)) {
+      fmt::print(stderr,
+                 "cudalab calibrate: {} has no target {}: configure it with nvcc on the GPU host "
+                 "(-Dvariants=auto, the default, builds the GPU variants where a GPU is visible; "
+                 "-Dvariants=true always)\n",
+                 c.o.build_root.string(), t);
+      return kUsage;
+    }
+  fmt::print("GPU: {}\n", c.gpu_name);
+  if (!c.o.no_build && !targets.empty()) {
+    fmt::print("building {} variant test binaries in {} (minutes the first time) ...\n", targets.size(),
+               c.o.build_root.string());
+    std::fflush(stdout);
+    if (!compile_targets(c.o.build_root, targets, c.o.verbose)) return kNotMet;
+  }
+  if (c.o.build_only) {
+    fmt::print("built; nothing timed (--build-only)\n");
+    return kCalibrated;
+  }
+  return std::nullopt;
+}
+
+// One run of a variant on a speed check, into its record; what the progress
+// line says of it.
+std::string time_one(const Calibrating& c, const LabPlan& plan, const Item& it, int run) {
+  const CheckSpec& check = *plan.spec.find_by_id(it.check_id);
+  const fs::path rec = record_path(c.records, it, run);
+  fs::create_directories(rec.parent_path());
+  fs::remove(rec);
+  ProcessOptions opt;
+  opt.argv = {(c.o.build_root / "tests" / (it.lab + "-variant-" + it.variant)).string(),
+              "--record",
+              rec.string(),
+              "--lab-toml",
+              fs::absolute(plan.spec.file).string(),
+              check.name};
+  opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : plan.spec.timeout_s;
+  const ProcessResult p = run_process(opt);
+  CheckResult cr;
+  if (fs::exists(rec) && parse_check_record(read_text(rec), check.name, cr)) {
+    const Measurement* r = cr.find("ratio");
+    const Measurement* n = cr.find("noise");
+    return r ? fmt::format("ratio {:.3f}{}, {}", r->value, n ? fmt::format(" (noise {:.2f}%)", n->value) : "",
+                           cr.verdict)
+             : fmt::format("no ratio, {}", cr.verdict);
+  }
+  std::string line = "no record (" + p.describe() + ")";
+  if (c.o.verbose) line += "\n" + p.output;
+  return line;
+}
+
+// Every variant on every speed check, --runs times, each run its own process.
+void time_runs(const Calibrating& c) {
+  // When, where and built with what: a later --from-records dates its
+  // table entries from this.
+  fs::create_directories(c.records);
+  std::ofstream(c.records / "calibration.json")
+      << nlohmann::json{{"gpu", c.gpu_name}, {"date", today()}, {"runs", c.o.runs}, {"nvcc", nvcc_version()}}
+             .dump(2)
+      << "\n";
+  std::size_t total = 0;
+  for (const auto& plan : c.plans) total += plan.items.size();
+  total *= static_cast<std::size_t>(c.o.runs);
+  fmt::print(
+      "timing: {} runs (each variant and speed check {} times, each run its own process); records in {}\n",
+      total, c.o.runs, c.records.string());
+  // An earlier run's records in the same folder must not count with these.
+  for (const auto& plan : c.plans)
+    for (const auto& it : plan.items)
+      for (int run = 1; fs::exists(record_path(c.records, it, run)); ++run)
+        fs::remove(record_path(c.records, it, run));
+  std::size_t done = 0;
+  // Run r of everything before run r + 1: a drift of the GPU's speed over
+  // the session then spreads over all variants alike.
+  for (int run = 1; run <= c.o.runs; ++run)
+    for (const auto& plan : c.plans)
+      for (const auto& it : plan.items) {
+        const std::string line = time_one(c, plan, it, run);
+        fmt::print("  [{:>3}/{}] {} {} {} run {}: {}\n", ++done, total, it.lab, it.check_id, it.variant, run,
+                   line);
+        std::fflush(stdout);
+      }
+}
+
+// The table entries' provenance: the date and nvcc of the run that wrote the
+// records (its calibration.json), and where the records are.
+void read_provenance(Calibrating& c) {
+  c.date = today();
+  c.nvcc = c.dry ? "" : nvcc_version();
+  if (const auto meta = nlohmann::json::parse(read_text(c.records / "calibration.json"), nullptr, false);
       meta.is_object() && meta.contains("date") && meta["date"].is_string()) {
-    date = meta["date"].get<std::string>();
-    if (meta.contains("nvcc") && meta["nvcc"].is_string()) nvcc = meta["nvcc"].get<std::string>();
-    if (dry) fmt::print("measured on {}, {}\n", meta.value("gpu", std::string("?")), date);
+    c.date = meta["date"].get<std::string>();
+    if (meta.contains("nvcc") && meta["nvcc"].is_string()) c.nvcc = meta["nvcc"].get<std::string>();
+    if (c.dry) fmt::print("measured on {}, {}\n", meta.value("gpu", std::string("?")), c.date);
   }
   // Where a table entry's measurements are: the records' folder, as named
   // from the source tree where it lies inside it.
-  std::string source = fs::absolute(records).lexically_normal().string();
-  if (const fs::path rel = fs::absolute(records).lexically_normal().lexically_relative(
-          fs::absolute(o.source_root).lexically_normal());
+  const fs::path records = fs::absolute(c.records).lexically_normal();
+  std::string source = records.string();
+  if (const fs::path rel = records.lexically_relative(fs::absolute(c.o.source_root).lexically_normal());
       !rel.empty() && *rel.begin() != "..")
     source = rel.string();
-  source = fmt::format("cudalab calibrate{}: the records in {}", dry ? " --from-records" : "", source);
+  c.source = fmt::format("cudalab calibrate{}: the records in {}", c.dry ? " --from-records" : "", source);
+}
+
+}  // namespace
+
+int run_calibration(const Options& options) {
+  Calibrating c = start_calibrating(options);            // the default folders
+  if (const Stop stop = check_options(c)) return *stop;  // the instructor's tree, --runs
+  if (const Stop stop = plan_labs(c)) return *stop;      // per lab, its speed checks' participants
+  if (c.dry) {
+    fmt::print("dry run: reading the records in {} (nothing is timed)\n", c.records.string());
+  } else {
+    if (const Stop stop = probe(c)) return *stop;           // a usable GPU, else exit 3
+    if (const Stop stop = build_variants(c)) return *stop;  // the variants' binaries (--build-only: done)
+    time_runs(c);                                           // every run, into its record
+  }
+  read_provenance(c);  // the records' date, nvcc and folder
+  const Options& o = c.o;
+  const bool dry = c.dry;
+  const std::vector<LabPlan>& plans = c.plans;
+  const fs::path& records = c.records;
+  const std::string& gpu_name = c.gpu_name;
+  const std::string &date = c.date, &nvcc = c.nvcc, &source = c.source;
 
   // The proposal, per check.
   bool any_not_met = false;
