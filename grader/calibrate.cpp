@@ -424,38 +424,85 @@ std::string credit_text(const std::optional<Credit>& c) {
 
 }  // namespace
 
-int run_calibration(const Options& in) {
-  Options o = in;
-  if (o.labs_dir.empty()) o.labs_dir = o.source_root / "labs";
-  if (o.variants_dir.empty()) o.variants_dir = o.source_root / "tests" / "variants";
-  const bool dry = !o.from_records.empty();
+// --- the steps of run_calibration ---------------------------------------------
 
-  if (!fs::is_directory(o.variants_dir)) {
+namespace {
+
+struct Row {  // a line of the summary at the end
+  std::string lab, check, reference, proposal, margins;
+};
+
+// What the steps of run_calibration share, in the order they fill it.
+struct Calibrating {
+  Options o;                   // as given, with the default folders filled in
+  bool dry = false;            // --from-records: read an earlier run's records, time nothing
+  std::vector<LabPlan> plans;  // per lab, every speed check and its participants
+  std::string gpu_name;        // the probe's "NAME (sm_XY)" ("" in a dry run)
+  fs::path records;            // the records read (and, timing, written first)
+  // The table entries' provenance: when, built with which nvcc, from which records.
+  std::string date, nvcc, source;
+  std::string record_gpu;  // the first gpu line of the records read
+  bool any_not_met = false;
+  std::vector<Row> summary;
+  std::map<std::string, std::string> new_text;  // lab.toml path -> edited text
+  std::vector<TableEntry> entries;              // the GPU's table: the checks calibrated
+};
+
+// One speed check: its variants' measurements and the proposal.
+struct CheckRun {
+  CheckRun(const LabPlan& plan, const CheckSpec& check) : plan(plan), check(check) {}
+  const LabPlan& plan;
+  const CheckSpec& check;
+  std::vector<Measured> measured;
+  std::string device;  // this check's records' GPU line
+  double current_min = 0;
+  Proposal p;
+};
+
+// A step's outcome: the exit code to stop with, or none to go on.
+using Stop = std::optional<int>;
+
+Calibrating start_calibrating(const Options& in) {
+  Calibrating c;
+  c.o = in;
+  if (c.o.labs_dir.empty()) c.o.labs_dir = c.o.source_root / "labs";
+  if (c.o.variants_dir.empty()) c.o.variants_dir = c.o.source_root / "tests" / "variants";
+  c.dry = !c.o.from_records.empty();
+  c.records = c.o.from_records;
+  return c;
+}
+
+// The instructor's tree (tests/variants) and --runs.
+Stop check_options(const Calibrating& c) {
+  if (!fs::is_directory(c.o.variants_dir)) {
     fmt::print(
         stderr,
         "cudalab calibrate: {} is missing: calibration times the known student files (tests/variants/, "
         "the correct alternatives and the mistakes) against the reference, and those are in the "
         "instructor's tree only, not in a student release. Run it from the full course repository.\n",
-        o.variants_dir.string());
+        c.o.variants_dir.string());
     return kUsage;
   }
-  if (o.runs < 1) {
+  if (c.o.runs < 1) {
     fmt::print(stderr, "cudalab calibrate: --runs must be at least 1\n");
     return kUsage;
   }
-  std::vector<std::string> labs = o.labs;
+  return std::nullopt;
+}
+
+// What to time: per lab (those named, else every lab), every speed check and
+// its participants.
+Stop plan_labs(Calibrating& c) {
+  std::vector<std::string> labs = c.o.labs;
   if (labs.empty()) {
-    for (const auto& e : fs::directory_iterator(o.labs_dir))
+    for (const auto& e : fs::directory_iterator(c.o.labs_dir))
       if (e.is_directory() && fs::exists(e.path() / "lab.toml")) labs.push_back(e.path().filename().string());
     std::sort(labs.begin(), labs.end());
   }
-
-  // What to time: per lab, every speed check and its participants.
-  std::vector<LabPlan> plans;
   for (const auto& lab : labs) {
     LabPlan plan;
     try {
-      plan.spec = load_lab(o.labs_dir / lab / "lab.toml");
+      plan.spec = load_lab(c.o.labs_dir / lab / "lab.toml");
     } catch (const ManifestError& e) {
       fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
       return kUsage;
@@ -463,278 +510,364 @@ int run_calibration(const Options& in) {
     try {
       for (const auto& check : plan.spec.checks)
         if (check.kind == CheckKind::speed)
-          for (const auto& v : participants(plan.spec, check, o.variants_dir))
+          for (const auto& v : participants(plan.spec, check, c.o.variants_dir))
             plan.items.push_back({lab, check.id, v.variant, v.correct});
     } catch (const ManifestError& e) {
       fmt::print(stderr, "cudalab calibrate: {}\n", e.what());
       return kUsage;
     }
-    plans.push_back(std::move(plan));
+    c.plans.push_back(std::move(plan));
   }
+  return std::nullopt;
+}
 
-  fs::path records = o.from_records;
-  std::string gpu_name;
-  if (!dry) {
-    const std::string why = probe_gpu(o, gpu_name);
-    if (!why.empty()) {
-      fmt::print(
-          stderr,
-          "cudalab calibrate: calibration needs a GPU, and there is none usable here: {}.\n"
-          "It times each speed check's reference against the known student files on the course's GPU: run "
-          "it there. (`--from-records DIR` reads the records of an earlier run instead.) Exit code {}.\n",
-          why, kNeedsGpu);
-      return kNeedsGpu;
-    }
-    records = o.records_dir.empty() ? o.build_root / "calibration" / stamp() : o.records_dir;
-    std::vector<std::string> targets;
-    for (const auto& plan : plans)
-      for (const auto& it : plan.items) {
-        const std::string t = it.lab + "-variant-" + it.variant;
-        if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
-      }
-    for (const auto& t : targets)
-      if (!in_build_ninja(o.build_root, "tests/" + t)) {
-        fmt::print(stderr,
-                   "cudalab calibrate: {} has no target {}: configure it with nvcc on the GPU host "
-                   "(-Dvariants=auto, the default, builds the GPU variants where a GPU is visible; "
-                   "-Dvariants=true always)\n",
-                   o.build_root.string(), t);
-        return kUsage;
-      }
-    fmt::print("GPU: {}\n", gpu_name);
-    if (!o.no_build && !targets.empty()) {
-      fmt::print("building {} variant test binaries in {} (minutes the first time) ...\n", targets.size(),
-                 o.build_root.string());
-      std::fflush(stdout);
-      if (!compile_targets(o.build_root, targets, o.verbose)) return kNotMet;
-    }
-    if (o.build_only) {
-      fmt::print("built; nothing timed (--build-only)\n");
-      return kCalibrated;
-    }
-    // When, where and built with what: a later --from-records dates its
-    // table entries from this.
-    fs::create_directories(records);
-    std::ofstream(records / "calibration.json")
-        << nlohmann::json{{"gpu", gpu_name}, {"date", today()}, {"runs", o.runs}, {"nvcc", nvcc_version()}}
-               .dump(2)
-        << "\n";
-    std::size_t total = 0;
-    for (const auto& plan : plans) total += plan.items.size();
-    total *= static_cast<std::size_t>(o.runs);
+// A usable GPU (else exit 3), and the folder its runs' records go to.
+Stop probe(Calibrating& c) {
+  const std::string why = probe_gpu(c.o, c.gpu_name);
+  if (!why.empty()) {
     fmt::print(
-        "timing: {} runs (each variant and speed check {} times, each run its own process); records in {}\n",
-        total, o.runs, records.string());
-    // An earlier run's records in the same folder must not count with these.
-    for (const auto& plan : plans)
-      for (const auto& it : plan.items)
-        for (int run = 1; fs::exists(record_path(records, it, run)); ++run)
-          fs::remove(record_path(records, it, run));
-    std::size_t done = 0;
-    // Run r of everything before run r + 1: a drift of the GPU's speed over
-    // the session then spreads over all variants alike.
-    for (int run = 1; run <= o.runs; ++run)
-      for (const auto& plan : plans)
-        for (const auto& it : plan.items) {
-          const CheckSpec& check = *plan.spec.find_by_id(it.check_id);
-          const fs::path rec = record_path(records, it, run);
-          fs::create_directories(rec.parent_path());
-          fs::remove(rec);
-          ProcessOptions opt;
-          opt.argv = {(o.build_root / "tests" / (it.lab + "-variant-" + it.variant)).string(),
-                      "--record",
-                      rec.string(),
-                      "--lab-toml",
-                      fs::absolute(plan.spec.file).string(),
-                      check.name};
-          opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : plan.spec.timeout_s;
-          const ProcessResult p = run_process(opt);
-          ++done;
-          CheckResult cr;
-          std::string line;
-          if (fs::exists(rec) && parse_check_record(read_text(rec), check.name, cr)) {
-            const Measurement* r = cr.find("ratio");
-            const Measurement* n = cr.find("noise");
-            line = r ? fmt::format("ratio {:.3f}{}, {}", r->value,
-                                   n ? fmt::format(" (noise {:.2f}%)", n->value) : "", cr.verdict)
-                     : fmt::format("no ratio, {}", cr.verdict);
-          } else {
-            line = "no record (" + p.describe() + ")";
-            if (o.verbose) line += "\n" + p.output;
-          }
-          fmt::print("  [{:>3}/{}] {} {} {} run {}: {}\n", done, total, it.lab, it.check_id, it.variant, run,
-                     line);
-          std::fflush(stdout);
-        }
-  } else {
-    fmt::print("dry run: reading the records in {} (nothing is timed)\n", records.string());
+        stderr,
+        "cudalab calibrate: calibration needs a GPU, and there is none usable here: {}.\n"
+        "It times each speed check's reference against the known student files on the course's GPU: run "
+        "it there. (`--from-records DIR` reads the records of an earlier run instead.) Exit code {}.\n",
+        why, kNeedsGpu);
+    return kNeedsGpu;
   }
-  std::string date = today();
-  std::string nvcc = dry ? "" : nvcc_version();
-  if (const auto meta = nlohmann::json::parse(read_text(records / "calibration.json"), nullptr, false);
+  c.records = c.o.records_dir.empty() ? c.o.build_root / "calibration" / stamp() : c.o.records_dir;
+  return std::nullopt;
+}
+
+// The variants' test binaries: each configured in the build, then built
+// (unless --no-build). --build-only ends the run here.
+Stop build_variants(const Calibrating& c) {
+  std::vector<std::string> targets;
+  for (const auto& plan : c.plans)
+    for (const auto& it : plan.items) {
+      const std::string t = it.lab + "-variant-" + it.variant;
+      if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+    }
+  for (const auto& t : targets)
+    if (!in_build_ninja(c.o.build_root, "tests/" + t)) {
+      fmt::print(stderr,
+                 "cudalab calibrate: {} has no target {}: configure it with nvcc on the GPU host "
+                 "(-Dvariants=auto, the default, builds the GPU variants where a GPU is visible; "
+                 "-Dvariants=true always)\n",
+                 c.o.build_root.string(), t);
+      return kUsage;
+    }
+  fmt::print("GPU: {}\n", c.gpu_name);
+  if (!c.o.no_build && !targets.empty()) {
+    fmt::print("building {} variant test binaries in {} (minutes the first time) ...\n", targets.size(),
+               c.o.build_root.string());
+    std::fflush(stdout);
+    if (!compile_targets(c.o.build_root, targets, c.o.verbose)) return kNotMet;
+  }
+  if (c.o.build_only) {
+    fmt::print("built; nothing timed (--build-only)\n");
+    return kCalibrated;
+  }
+  return std::nullopt;
+}
+
+// One run of a variant on a speed check, into its record; what the progress
+// line says of it.
+std::string time_one(const Calibrating& c, const LabPlan& plan, const Item& it, int run) {
+  const CheckSpec& check = *plan.spec.find_by_id(it.check_id);
+  const fs::path rec = record_path(c.records, it, run);
+  fs::create_directories(rec.parent_path());
+  fs::remove(rec);
+  ProcessOptions opt;
+  opt.argv = {(c.o.build_root / "tests" / (it.lab + "-variant-" + it.variant)).string(),
+              "--record",
+              rec.string(),
+              "--lab-toml",
+              fs::absolute(plan.spec.file).string(),
+              check.name};
+  opt.timeout_s = check.timeout_s > 0 ? check.timeout_s : plan.spec.timeout_s;
+  const ProcessResult p = run_process(opt);
+  CheckResult cr;
+  if (fs::exists(rec) && parse_check_record(read_text(rec), check.name, cr)) {
+    const Measurement* r = cr.find("ratio");
+    const Measurement* n = cr.find("noise");
+    return r ? fmt::format("ratio {:.3f}{}, {}", r->value, n ? fmt::format(" (noise {:.2f}%)", n->value) : "",
+                           cr.verdict)
+             : fmt::format("no ratio, {}", cr.verdict);
+  }
+  std::string line = "no record (" + p.describe() + ")";
+  if (c.o.verbose) line += "\n" + p.output;
+  return line;
+}
+
+// Every variant on every speed check, --runs times, each run its own process.
+void time_runs(const Calibrating& c) {
+  // When, where and built with what: a later --from-records dates its
+  // table entries from this.
+  fs::create_directories(c.records);
+  std::ofstream(c.records / "calibration.json")
+      << nlohmann::json{{"gpu", c.gpu_name}, {"date", today()}, {"runs", c.o.runs}, {"nvcc", nvcc_version()}}
+             .dump(2)
+      << "\n";
+  std::size_t total = 0;
+  for (const auto& plan : c.plans) total += plan.items.size();
+  total *= static_cast<std::size_t>(c.o.runs);
+  fmt::print(
+      "timing: {} runs (each variant and speed check {} times, each run its own process); records in {}\n",
+      total, c.o.runs, c.records.string());
+  // An earlier run's records in the same folder must not count with these.
+  for (const auto& plan : c.plans)
+    for (const auto& it : plan.items)
+      for (int run = 1; fs::exists(record_path(c.records, it, run)); ++run)
+        fs::remove(record_path(c.records, it, run));
+  std::size_t done = 0;
+  // Run r of everything before run r + 1: a drift of the GPU's speed over
+  // the session then spreads over all variants alike.
+  for (int run = 1; run <= c.o.runs; ++run)
+    for (const auto& plan : c.plans)
+      for (const auto& it : plan.items) {
+        const std::string line = time_one(c, plan, it, run);
+        fmt::print("  [{:>3}/{}] {} {} {} run {}: {}\n", ++done, total, it.lab, it.check_id, it.variant, run,
+                   line);
+        std::fflush(stdout);
+      }
+}
+
+// The table entries' provenance: the date and nvcc of the run that wrote the
+// records (its calibration.json), and where the records are.
+void read_provenance(Calibrating& c) {
+  c.date = today();
+  c.nvcc = c.dry ? "" : nvcc_version();
+  if (const auto meta = nlohmann::json::parse(read_text(c.records / "calibration.json"), nullptr, false);
       meta.is_object() && meta.contains("date") && meta["date"].is_string()) {
-    date = meta["date"].get<std::string>();
-    if (meta.contains("nvcc") && meta["nvcc"].is_string()) nvcc = meta["nvcc"].get<std::string>();
-    if (dry) fmt::print("measured on {}, {}\n", meta.value("gpu", std::string("?")), date);
+    c.date = meta["date"].get<std::string>();
+    if (meta.contains("nvcc") && meta["nvcc"].is_string()) c.nvcc = meta["nvcc"].get<std::string>();
+    if (c.dry) fmt::print("measured on {}, {}\n", meta.value("gpu", std::string("?")), c.date);
   }
   // Where a table entry's measurements are: the records' folder, as named
   // from the source tree where it lies inside it.
-  std::string source = fs::absolute(records).lexically_normal().string();
-  if (const fs::path rel = fs::absolute(records).lexically_normal().lexically_relative(
-          fs::absolute(o.source_root).lexically_normal());
+  const fs::path records = fs::absolute(c.records).lexically_normal();
+  std::string source = records.string();
+  if (const fs::path rel = records.lexically_relative(fs::absolute(c.o.source_root).lexically_normal());
       !rel.empty() && *rel.begin() != "..")
     source = rel.string();
-  source = fmt::format("cudalab calibrate{}: the records in {}", dry ? " --from-records" : "", source);
+  c.source = fmt::format("cudalab calibrate{}: the records in {}", c.dry ? " --from-records" : "", source);
+}
 
-  // The proposal, per check.
-  bool any_not_met = false;
-  std::string record_gpu;
-  struct Row {
-    std::string lab, check, reference, proposal, margins;
-  };
-  std::vector<Row> summary;
-  std::map<std::string, std::string> new_text;  // lab.toml path -> edited text
-  std::vector<TableEntry> entries;              // the GPU's table: the checks calibrated
-  for (const auto& plan : plans) {
-    for (const auto& check : plan.spec.checks) {
-      if (check.kind != CheckKind::speed) continue;
-      std::vector<Measured> measured;
-      std::string device;  // this check's records' GPU line
-      for (const auto& it : plan.items) {
-        if (it.check_id != check.id) continue;
-        Reading r = read_records(records, it, check);
-        if (r.skipped && r.m.ratios.empty()) {
-          fmt::print(
-              stderr,
-              "cudalab calibrate: the records of {} {} say the run had no usable GPU ({}): calibration needs "
-              "a GPU. Exit code {}.\n",
-              it.lab, it.variant, r.skipped_reason, kNeedsGpu);
-          return kNeedsGpu;
-        }
-        if (device.empty() && !r.gpus.empty()) device = r.gpus.front();
-        for (const auto& g : r.gpus)
-          if (record_gpu.empty())
-            record_gpu = g;
-          else if (gpu_label(g) != gpu_label(record_gpu))
-            fmt::print("warning: records from two GPUs: {} and {}\n", gpu_label(record_gpu), gpu_label(g));
-        measured.push_back(std::move(r.m));
-      }
-      const double current_min = check.numbers.count("min_ratio") ? check.numbers.at("min_ratio") : 0;
-      const Proposal p = propose(measured, current_min, check.credit, o.margins);
-
-      fmt::print("\n{} / {}: now min_ratio {}, {}\n", plan.spec.id, check.id, format_number(current_min),
-                 credit_text(check.credit));
-      fmt::print("  {:<20} {:<10} {:<28} {:>9}  {}\n", "variant", "role", "ratio: median (min-max)", "noise",
-                 "verdict now");
-      for (const auto& m : measured) {
-        const std::string role = !m.correct ? "foil" : m.variant == "solution" ? "reference" : "correct";
-        const std::string noise =
-            m.noise.empty() ? "-" : fmt::format("{:.2f}%", *std::max_element(m.noise.begin(), m.noise.end()));
-        fmt::print(
-            "  {:<20} {:<10} {:<28} {:>9}  {}{}\n", m.variant, role,
-            fmt::format("{} [{} run{}]", range_text(m), m.ratios.size(), m.ratios.size() == 1 ? "" : "s"),
-            noise, verdict_text(m), m.ratios.empty() && !m.problem.empty() ? ": " + m.problem : "");
-      }
-      if (measured.empty())
-        fmt::print("  (no variant in {} has a verdict for this check)\n",
-                   (o.variants_dir / plan.spec.id).string());
-      for (const auto& n : p.notes) fmt::print("  note: {}\n", n);
-      Row row{plan.spec.id, check.id, p.reference.empty() ? "-" : fmt::format("{:.3f}", p.reference_ratio),
-              "", ""};
-      if (!p.feasible) {
-        any_not_met = true;
-        fmt::print("  NOT CALIBRATED: {}\n", p.why_not);
-        row.proposal = "none: " + p.why_not.substr(0, p.why_not.find(':'));
-        row.margins = "-";
-      } else {
-        fmt::print("  rules allow min_ratio in [{:.3f}, {:.3f}]\n", p.lo, p.hi);
-        fmt::print("  proposal: min_ratio {}{}, {}{}\n", format_number(p.min_ratio),
-                   p.min_changed ? fmt::format(" (was {})", format_number(current_min)) : " (unchanged)",
-                   credit_text(p.credit),
-                   p.credit_changed ? fmt::format(" (was {})", credit_text(check.credit).substr(7))
-                                    : (p.credit ? " (unchanged)" : ""));
-        fmt::print("  margins: {}\n", p.margins_line());
-        row.proposal =
-            fmt::format("min {}{}, {}", format_number(p.min_ratio), p.min_changed ? "*" : "",
-                        p.credit ? fmt::format("{} to {}{}", format_number(p.credit->zero_at),
-                                               format_number(p.credit->full_at), p.credit_changed ? "*" : "")
-                                 : "no curve");
-        row.margins = fmt::format("slowest correct {} above", pct(1 - p.min_ratio / p.slowest_correct_ratio));
-        if (!p.fastest_foil.empty())
-          row.margins += fmt::format(", fastest foil {} below", pct(1 - p.fastest_foil_ratio / p.min_ratio));
-        if (o.write) {
-          const std::string file = plan.spec.file.string();
-          if (!new_text.count(file)) new_text[file] = read_text(plan.spec.file);
-          try {
-            new_text[file] = apply_to_lab_toml(new_text[file], check.id, p.min_ratio, p.credit);
-          } catch (const std::exception& e) {
-            fmt::print(stderr, "cudalab calibrate: {}: {}\n", file, e.what());
-            return kUsage;
-          }
-          TableEntry e = make_entry(plan.spec.id, check.id, measured, p, o.margins);
-          e.date = date;
-          e.device = device.empty() ? gpu_name : device;
-          e.nvcc = nvcc;
-          e.source = source;
-          entries.push_back(std::move(e));
-        }
-      }
-      summary.push_back(row);
+// Each participant's records. A run that had no GPU ends calibration (exit 3).
+Stop measure(Calibrating& c, CheckRun& k) {
+  for (const auto& it : k.plan.items) {
+    if (it.check_id != k.check.id) continue;
+    Reading r = read_records(c.records, it, k.check);
+    if (r.skipped && r.m.ratios.empty()) {
+      fmt::print(
+          stderr,
+          "cudalab calibrate: the records of {} {} say the run had no usable GPU ({}): calibration needs "
+          "a GPU. Exit code {}.\n",
+          it.lab, it.variant, r.skipped_reason, kNeedsGpu);
+      return kNeedsGpu;
     }
+    if (k.device.empty() && !r.gpus.empty()) k.device = r.gpus.front();
+    for (const auto& g : r.gpus)
+      if (c.record_gpu.empty())
+        c.record_gpu = g;
+      else if (gpu_label(g) != gpu_label(c.record_gpu))
+        fmt::print("warning: records from two GPUs: {} and {}\n", gpu_label(c.record_gpu), gpu_label(g));
+    k.measured.push_back(std::move(r.m));
   }
+  return std::nullopt;
+}
 
+// The check's numbers now, and a row per variant: its ratios, noise and
+// verdicts under those numbers; the proposal's notes.
+void print_measured(const Calibrating& c, const CheckRun& k) {
+  fmt::print("\n{} / {}: now min_ratio {}, {}\n", k.plan.spec.id, k.check.id, format_number(k.current_min),
+             credit_text(k.check.credit));
+  fmt::print("  {:<20} {:<10} {:<28} {:>9}  {}\n", "variant", "role", "ratio: median (min-max)", "noise",
+             "verdict now");
+  for (const auto& m : k.measured) {
+    const std::string role = !m.correct ? "foil" : m.variant == "solution" ? "reference" : "correct";
+    const std::string noise =
+        m.noise.empty() ? "-" : fmt::format("{:.2f}%", *std::max_element(m.noise.begin(), m.noise.end()));
+    fmt::print("  {:<20} {:<10} {:<28} {:>9}  {}{}\n", m.variant, role,
+               fmt::format("{} [{} run{}]", range_text(m), m.ratios.size(), m.ratios.size() == 1 ? "" : "s"),
+               noise, verdict_text(m), m.ratios.empty() && !m.problem.empty() ? ": " + m.problem : "");
+  }
+  if (k.measured.empty())
+    fmt::print("  (no variant in {} has a verdict for this check)\n",
+               (c.o.variants_dir / k.plan.spec.id).string());
+  for (const auto& n : k.p.notes) fmt::print("  note: {}\n", n);
+}
+
+// The proposal and its margins, or why there is none.
+void print_proposal(const CheckRun& k) {
+  const Proposal& p = k.p;
+  if (!p.feasible) {
+    fmt::print("  NOT CALIBRATED: {}\n", p.why_not);
+    return;
+  }
+  fmt::print("  rules allow min_ratio in [{:.3f}, {:.3f}]\n", p.lo, p.hi);
+  fmt::print("  proposal: min_ratio {}{}, {}{}\n", format_number(p.min_ratio),
+             p.min_changed ? fmt::format(" (was {})", format_number(k.current_min)) : " (unchanged)",
+             credit_text(p.credit),
+             p.credit_changed ? fmt::format(" (was {})", credit_text(k.check.credit).substr(7))
+                              : (p.credit ? " (unchanged)" : ""));
+  fmt::print("  margins: {}\n", p.margins_line());
+}
+
+Row summary_row(const CheckRun& k) {
+  const Proposal& p = k.p;
+  Row row{k.plan.spec.id, k.check.id, p.reference.empty() ? "-" : fmt::format("{:.3f}", p.reference_ratio),
+          "", ""};
+  if (!p.feasible) {
+    row.proposal = "none: " + p.why_not.substr(0, p.why_not.find(':'));
+    row.margins = "-";
+    return row;
+  }
+  row.proposal =
+      fmt::format("min {}{}, {}", format_number(p.min_ratio), p.min_changed ? "*" : "",
+                  p.credit ? fmt::format("{} to {}{}", format_number(p.credit->zero_at),
+                                         format_number(p.credit->full_at), p.credit_changed ? "*" : "")
+                           : "no curve");
+  row.margins = fmt::format("slowest correct {} above", pct(1 - p.min_ratio / p.slowest_correct_ratio));
+  if (!p.fastest_foil.empty())
+    row.margins += fmt::format(", fastest foil {} below", pct(1 - p.fastest_foil_ratio / p.min_ratio));
+  return row;
+}
+
+// --write, a calibrated check: its numbers into lab.toml's text (written at
+// the end, once every check is through) and its entry for the GPU's table.
+Stop stage_write(Calibrating& c, const CheckRun& k) {
+  const std::string file = k.plan.spec.file.string();
+  if (!c.new_text.count(file)) c.new_text[file] = read_text(k.plan.spec.file);
+  try {
+    c.new_text[file] = apply_to_lab_toml(c.new_text[file], k.check.id, k.p.min_ratio, k.p.credit);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "cudalab calibrate: {}: {}\n", file, e.what());
+    return kUsage;
+  }
+  TableEntry e = make_entry(k.plan.spec.id, k.check.id, k.measured, k.p, c.o.margins);
+  e.date = c.date;
+  e.device = k.device.empty() ? c.gpu_name : k.device;
+  e.nvcc = c.nvcc;
+  e.source = c.source;
+  c.entries.push_back(std::move(e));
+  return std::nullopt;
+}
+
+// One speed check: measured, proposed, printed, and with --write staged.
+Stop calibrate_check(Calibrating& c, const LabPlan& plan, const CheckSpec& check) {
+  CheckRun k(plan, check);
+  if (const Stop stop = measure(c, k)) return stop;
+  k.current_min = check.numbers.count("min_ratio") ? check.numbers.at("min_ratio") : 0;
+  k.p = propose(k.measured, k.current_min, check.credit, c.o.margins);
+  print_measured(c, k);
+  print_proposal(k);
+  if (!k.p.feasible)
+    c.any_not_met = true;
+  else if (c.o.write)
+    if (const Stop stop = stage_write(c, k)) return stop;
+  c.summary.push_back(summary_row(k));
+  return std::nullopt;
+}
+
+Stop calibrate_checks(Calibrating& c) {
+  for (const auto& plan : c.plans)
+    for (const auto& check : plan.spec.checks)
+      if (check.kind == CheckKind::speed)
+        if (const Stop stop = calibrate_check(c, plan, check)) return stop;
+  return std::nullopt;
+}
+
+void print_summary(const Calibrating& c) {
   fmt::print(
       "\nsummary (GPU: {}; * = changed; margins: the threshold below the slowest correct run, the fastest "
       "foil "
       "run below the threshold):\n",
-      record_gpu.empty() ? (gpu_name.empty() ? "unknown" : gpu_name) : gpu_label(record_gpu));
+      c.record_gpu.empty() ? (c.gpu_name.empty() ? "unknown" : c.gpu_name) : gpu_label(c.record_gpu));
   fmt::print("  {:<16} {:<20} {:>9}  {:<32} {}\n", "lab", "check", "reference", "proposal", "margins");
-  for (const auto& r : summary)
+  for (const auto& r : c.summary)
     fmt::print("  {:<16} {:<20} {:>9}  {:<32} {}\n", r.lab, r.check, r.reference, r.proposal, r.margins);
+}
 
-  if (o.write) {
-    for (const auto& [file, text] : new_text) {
-      // The edited file must still be a valid lab.toml.
-      try {
-        parse_lab(text, file, fs::path(file).parent_path().filename().string());
-      } catch (const ManifestError& e) {
-        fmt::print(stderr, "cudalab calibrate: the edited {} does not parse ({}); not written\n", file,
-                   e.what());
-        return kUsage;
-      }
-      std::ofstream out(file, std::ios::trunc | std::ios::binary);
-      out << text;
-      fmt::print("wrote {}\n", file);
+// --write: the edited lab.toml files, each only if it still parses.
+Stop write_lab_tomls(const Calibrating& c) {
+  for (const auto& [file, text] : c.new_text) {
+    try {
+      parse_lab(text, file, fs::path(file).parent_path().filename().string());
+    } catch (const ManifestError& e) {
+      fmt::print(stderr, "cudalab calibrate: the edited {} does not parse ({}); not written\n", file,
+                 e.what());
+      return kUsage;
     }
-    if (!entries.empty()) {
-      // The GPU's table: this run's checks in place of earlier ones, the
-      // others kept.
-      const auto [name, sm] = split_gpu_label(gpu_label(record_gpu.empty() ? gpu_name : record_gpu));
-      const fs::path tables = o.tables_dir.empty() ? o.source_root / "calibration" : o.tables_dir;
-      const fs::path file = tables / table_file_name(name, sm);
-      Table table{name, sm, {}};
-      try {
-        if (fs::exists(file)) table = load_table(file);
-      } catch (const ManifestError& e) {
-        fmt::print(stderr, "cudalab calibrate: {}; not written\n", e.what());
-        return kUsage;
-      }
-      for (auto& e : entries) table.put(std::move(e));
-      fs::create_directories(tables);
-      std::ofstream(file, std::ios::trunc | std::ios::binary) << format_table(table);
-      fmt::print("wrote {}\n", file.string());
-    }
-    if (new_text.empty()) fmt::print("--write: no check was calibrated, no file changed\n");
-  } else {
+    std::ofstream out(file, std::ios::trunc | std::ios::binary);
+    out << text;
+    fmt::print("wrote {}\n", file);
+  }
+  return std::nullopt;
+}
+
+// --write: the GPU's table, this run's checks in place of earlier ones, the
+// others kept.
+Stop write_table(Calibrating& c) {
+  const auto [name, sm] = split_gpu_label(gpu_label(c.record_gpu.empty() ? c.gpu_name : c.record_gpu));
+  const fs::path tables = c.o.tables_dir.empty() ? c.o.source_root / "calibration" : c.o.tables_dir;
+  const fs::path file = tables / table_file_name(name, sm);
+  Table table{name, sm, {}};
+  try {
+    if (fs::exists(file)) table = load_table(file);
+  } catch (const ManifestError& e) {
+    fmt::print(stderr, "cudalab calibrate: {}; not written\n", e.what());
+    return kUsage;
+  }
+  for (auto& e : c.entries) table.put(std::move(e));
+  fs::create_directories(tables);
+  std::ofstream(file, std::ios::trunc | std::ios::binary) << format_table(table);
+  fmt::print("wrote {}\n", file.string());
+  return std::nullopt;
+}
+
+Stop write_files(Calibrating& c) {
+  if (!c.o.write) {
     fmt::print(
         "(--write records the measurements in the GPU's table, calibration/<gpu>.toml, and puts the "
         "proposals into the labs' lab.toml files)\n");
+    return std::nullopt;
   }
-  if (!dry)
-    fmt::print("records: {} (`cudalab calibrate --from-records {}` reads them again)\n", records.string(),
-               records.string());
-  if (any_not_met) fmt::print("some checks were not calibrated (above): exit code {}\n", kNotMet);
-  return any_not_met ? kNotMet : kCalibrated;
+  if (const Stop stop = write_lab_tomls(c)) return stop;
+  if (!c.entries.empty())
+    if (const Stop stop = write_table(c)) return stop;
+  if (c.new_text.empty()) fmt::print("--write: no check was calibrated, no file changed\n");
+  return std::nullopt;
+}
+
+// Where the records are, and the exit code.
+int finish(const Calibrating& c) {
+  if (!c.dry)
+    fmt::print("records: {} (`cudalab calibrate --from-records {}` reads them again)\n", c.records.string(),
+               c.records.string());
+  if (c.any_not_met) fmt::print("some checks were not calibrated (above): exit code {}\n", kNotMet);
+  return c.any_not_met ? kNotMet : kCalibrated;
+}
+
+}  // namespace
+
+int run_calibration(const Options& options) {
+  // Step by step over one Calibrating; a step that gives an exit code ends
+  // the run there (its message printed).
+  Calibrating c = start_calibrating(options);            // the default folders
+  if (const Stop stop = check_options(c)) return *stop;  // the instructor's tree, --runs
+  if (const Stop stop = plan_labs(c)) return *stop;      // per lab, its speed checks' participants
+  if (c.dry) {
+    fmt::print("dry run: reading the records in {} (nothing is timed)\n", c.records.string());
+  } else {
+    if (const Stop stop = probe(c)) return *stop;           // a usable GPU, else exit 3
+    if (const Stop stop = build_variants(c)) return *stop;  // the variants' binaries (--build-only: done)
+    time_runs(c);                                           // every run, into its record
+  }
+  read_provenance(c);                                       // the records' date, nvcc and folder
+  if (const Stop stop = calibrate_checks(c)) return *stop;  // per check: its table and proposal
+  print_summary(c);
+  if (const Stop stop = write_files(c)) return *stop;  // --write: lab.toml files, the GPU's table
+  return finish(c);                                    // where the records are; the exit code
 }
 
 }  // namespace cudalab::calibration
