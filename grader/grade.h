@@ -36,6 +36,7 @@ struct LabGrade {
 
 struct SubmissionGrade {
   std::string id;
+  std::string assignment;  // course.toml's assignment graded ("" the course's labs)
   std::vector<LabGrade> labs;
   std::vector<std::string> ignored;  // files not taken, with the reason
   std::vector<std::string> notes;

@@ -13,6 +13,7 @@ namespace cudalab {
 GradeDocument grade_document(const SubmissionGrade& g, const std::string& grader_version) {
   GradeDocument d;
   d.id = g.id;
+  d.assignment = g.assignment;
   d.error = g.error;
   d.ignored = g.ignored;
   d.notes = g.notes;
@@ -199,21 +200,24 @@ nlohmann::json to_json(const GradeDocument& d) {
                     {"max_points", l.max_points},
                     {"checks", checks}});
   }
-  return {{"format", kGradeFormat},
-          {"id", d.id},
-          {"grader_version", d.grader_version},
-          {"mode", d.mode()},
-          {"gpu", d.gpu},
-          {"cpu_mode", d.cpu_mode},
-          {"provisional", d.provisional},
-          {"gpu_line", d.gpu_line},
-          {"score", d.score},
-          {"max_score", d.max_score},
-          {"seconds", d.seconds},
-          {"error", d.error},
-          {"ignored", d.ignored},
-          {"notes", d.notes},
-          {"labs", labs}};
+  nlohmann::json j = {{"format", kGradeFormat},
+                      {"id", d.id},
+                      {"grader_version", d.grader_version},
+                      {"mode", d.mode()},
+                      {"gpu", d.gpu},
+                      {"cpu_mode", d.cpu_mode},
+                      {"provisional", d.provisional},
+                      {"gpu_line", d.gpu_line},
+                      {"score", d.score},
+                      {"max_score", d.max_score},
+                      {"seconds", d.seconds},
+                      {"error", d.error},
+                      {"ignored", d.ignored},
+                      {"notes", d.notes},
+                      {"labs", labs}};
+  // A new optional field: readers of cudalab-grade/1 before it ignore it.
+  if (!d.assignment.empty()) j["assignment"] = d.assignment;
+  return j;
 }
 
 std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, std::string& error) {
@@ -227,6 +231,7 @@ std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, s
   GradeDocument d;
   Reader r(j, "grade", error);
   d.id = r.str("id");
+  if (j.contains("assignment")) d.assignment = r.str("assignment");
   d.grader_version = r.str("grader_version");
   d.gpu = r.boolean("gpu");
   d.cpu_mode = r.boolean("cpu_mode");

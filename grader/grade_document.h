@@ -50,8 +50,9 @@ struct GradedLab {
 };
 
 struct GradeDocument {
-  std::string id;     // the submission's id (its folder or archive name)
-  std::string error;  // the submission could not be read at all
+  std::string id;          // the submission's id (its folder or archive name)
+  std::string assignment;  // the assignment graded (course.toml [[assignment]]); "" the course's labs
+  std::string error;       // the submission could not be read at all
   std::vector<std::string> ignored;
   std::vector<std::string> notes;
   double score = 0, max_score = 0;  // weighted totals

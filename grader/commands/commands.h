@@ -62,6 +62,7 @@ class GradeCommand : public Command {
     std::string batch;       // a folder of submissions
     std::string out;         // where results go
     std::string course;      // course.toml
+    std::string assignment;  // --assignment: that assignment's labs alone
     std::string seed;
     std::string work;                   // the grading build
     std::vector<std::string> sanitize;  // memcheck, racecheck, ...

@@ -227,6 +227,15 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
       if (!entry.grade)
         fmt::print(stderr, "cudalab: {}: graded again{}\n", unreadable,
                    a.collect ? " by a batch without --collect" : "");
+      // Graded for another assignment (or for the whole course): not this one's grade.
+      if (entry.grade && entry.grade->assignment != course.assignment) {
+        fmt::print(
+            stderr, "cudalab: {}: graded for {}, not {}: graded again{}\n", file.string(),
+            entry.grade->assignment.empty() ? "the whole course" : "assignment " + entry.grade->assignment,
+            course.assignment.empty() ? "the whole course" : "assignment " + course.assignment,
+            a.collect ? " by a batch without --collect" : "");
+        entry.grade.reset();
+      }
     }
     if (a.collect) {
       if (!entry.grade) not_graded.push_back(entry.id);
@@ -317,6 +326,10 @@ GradeCommand::GradeCommand(CLI::App& app)
   sub_->add_option("--batch", a_.batch, "grade every folder and archive in this folder");
   sub_->add_option("--out", a_.out, "where the results go (default results/<submission>/ or results/batch/)");
   sub_->add_option("--course", a_.course, "the course file (default course.toml)");
+  sub_->add_option(
+      "--assignment", a_.assignment,
+      "grade one assignment of the course file ([[assignment]] name): its labs alone, out of its "
+      "points");
   sub_->add_option("--seed", a_.seed, "seed for the inputs (default: the course's grading seed)");
   sub_->add_option("--work-dir", a_.work, "the grading build folder (default build-grade/)");
   sub_->add_flag("--force", a_.force, "grade again submissions a batch graded before");
@@ -365,6 +378,7 @@ int GradeCommand::run() {
   std::vector<LabSpec> labs;
   try {
     course = load_course(a.course.empty() ? kSourceRoot / "course.toml" : fs::path(a.course), known);
+    if (!a.assignment.empty()) course = select_assignment(course, a.assignment);
     for (const auto& id : course.labs) labs.push_back(load_lab(kSourceRoot / "labs" / id / "lab.toml"));
   } catch (const ManifestError& e) {
     fmt::print(stderr, "cudalab: {}\nNothing was graded.\n", e.what());

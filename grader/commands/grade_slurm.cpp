@@ -38,6 +38,7 @@ int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::pa
   std::vector<std::string> grade = {
       self.string(), "grade", "--batch", fs::absolute(a.batch).string(), "--out", fs::absolute(out).string()};
   if (!a.course.empty()) grade.insert(grade.end(), {"--course", fs::absolute(a.course).string()});
+  if (!a.assignment.empty()) grade.insert(grade.end(), {"--assignment", a.assignment});
   if (!a.seed.empty()) grade.insert(grade.end(), {"--seed", a.seed});
   if (a.force) grade.push_back("--force");
   if (a.no_cpu) grade.push_back("--no-cpu");
@@ -74,7 +75,8 @@ int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::pa
   for (const auto& w :
        std::vector<std::string>{grade[0], "grade", "--batch", grade[3], "--out", grade[5], "--collect"})
     wrap += shell_quote(w) + " ";
-  if (!a.course.empty()) wrap += "--course " + shell_quote(fs::absolute(a.course).string());
+  if (!a.course.empty()) wrap += "--course " + shell_quote(fs::absolute(a.course).string()) + " ";
+  if (!a.assignment.empty()) wrap += "--assignment " + shell_quote(a.assignment);
   collect.insert(collect.end(), {"--wrap", wrap});
   if (!submit(collect, collect_id)) {
     fmt::print(stderr,

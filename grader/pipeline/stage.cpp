@@ -107,6 +107,7 @@ Grader::Staging Grader::begin_staging(const fs::path& submission, const std::str
   s.st.slot = slot;
   SubmissionGrade& g = s.grade();
   g.id = id;
+  g.assignment = cfg_.course.assignment;
   for (const auto& lab : cfg_.labs) {
     LabGrade lg;
     lg.spec = &lab;

@@ -172,3 +172,21 @@ TEST_CASE("A grade document of another format, or with a bad field, is refused w
   CHECK_FALSE(grade_document_from_json(wrong, error));
   CHECK(error == "grade.score must be a number");
 }
+
+TEST_CASE("An assignment's grade document names the assignment, and a course's does not",
+          "[grade-document][grader]") {
+  const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
+  SubmissionGrade g = graded(spec, other);
+  CHECK_FALSE(to_json(grade_document(g, "1.2.3")).contains("assignment"));
+  g.assignment = "hw3";
+  const nlohmann::json j = to_json(grade_document(g, "1.2.3"));
+  CHECK(j["assignment"] == "hw3");
+  const auto schema =
+      nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
+  CHECK(conforms(j, schema, schema, "grade") == "");
+  std::string error;
+  const auto back = grade_document_from_json(j, error);
+  REQUIRE(back);
+  CHECK(back->assignment == "hw3");
+  CHECK(to_json(*back) == j);
+}
