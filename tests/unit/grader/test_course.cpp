@@ -9,11 +9,14 @@ using namespace cudalab;
 namespace {
 const std::vector<std::string> kLabs = {"01_coalescing", "02_naive_matmul", "03_tiling", "04_transpose"};
 const std::string kCourse = "[course]\ntitle = \"t\"\n[weights]\n03_tiling = 2\n04_transpose = 0.5\n";
-CourseSpec course(const std::string& assignments) { return parse_course(kCourse + assignments, "course.toml", kLabs); }
+CourseSpec course(const std::string& assignments) {
+  return parse_course(kCourse + assignments, "course.toml", kLabs);
+}
 }  // namespace
 
-TEST_CASE("A course declares its assignments: a name, its labs in the course's order, a due date and a late rule",
-          "[course][grader]") {
+TEST_CASE(
+    "A course declares its assignments: a name, its labs in the course's order, a due date and a late rule",
+    "[course][grader]") {
   const CourseSpec c = course(
       "[[assignment]]\nname = \"hw1\"\nlabs = [\"02_naive_matmul\", \"01_coalescing\"]\n"
       "[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05T23:59:00-05:00\n"
@@ -51,15 +54,22 @@ TEST_CASE("A mistake in an assignment is named with its line", "[course][grader]
   refused("[[assignment]]\nname = \"hw3\"\nlabs = []\n", "labs must list at least one lab");
   refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"05_reduction\"]\n", "not one of the course's labs");
   refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\", \"03_tiling\"]\n", "listed twice");
-  refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\n[[assignment]]\nname = \"hw3\"\nlabs = [\"04_transpose\"]\n",
-          "declared twice");
-  refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = \"friday\"\n", "due must be a TOML date-time");
-  refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05T23:59:00\n", "needs its time zone");
+  refused(
+      "[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\n[[assignment]]\nname = \"hw3\"\nlabs = "
+      "[\"04_transpose\"]\n",
+      "declared twice");
+  refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = \"friday\"\n",
+          "due must be a TOML date-time");
+  refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05T23:59:00\n",
+          "needs its time zone");
   refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\nlate = { per_day = 0.1, max_days = 3 }\n",
           "late needs a due date");
-  refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05\nlate = { per_day = 2, max_days = 3 }\n",
-          "late.per_day must be");
+  refused(
+      "[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05\nlate = { per_day = 2, "
+      "max_days = 3 }\n",
+      "late.per_day must be");
   refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\npoints = 5\n", "unknown field 'points'");
   refused("[assignment]\nname = \"hw3\"\n", "written [[assignment]]");
-  CHECK_THROWS_WITH(course("[[assignment]]\nname = \"hw3\"\nlabs = [\"05_reduction\"]\n"), Catch::Contains("course.toml:"));
+  CHECK_THROWS_WITH(course("[[assignment]]\nname = \"hw3\"\nlabs = [\"05_reduction\"]\n"),
+                    Catch::Contains("course.toml:"));
 }
