@@ -52,6 +52,9 @@ struct SubmissionGrade {
 };
 
 struct GraderConfig {
+  // An assignment's grade: the file names (student files, tests) of the
+  // course's labs outside it, which its grade passes over in silence.
+  std::vector<std::string> files_outside;
   std::filesystem::path source_root;  // pristine course: labs/, solutions/, harness/
   std::filesystem::path work_dir;     // the grading build and overlay live here
   CourseSpec course;

@@ -115,7 +115,8 @@ std::optional<NearName> near_student_file(const std::string& name,
   return best;
 }
 
-SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>& labs) {
+SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>& labs,
+                               const std::vector<std::string>& outside) {
   SubmissionPlan plan;
   plan.root = root;
   // Which lab wants each student file name, and which names are course files.
@@ -165,6 +166,7 @@ SubmissionPlan plan_submission(const fs::path& root, const std::vector<LabSpec>&
     std::vector<std::string> parts;
     for (const auto& part : p.lexically_relative(root)) parts.push_back(part.string());
     auto w = wanted.find(name);
+    if (w == wanted.end() && std::find(outside.begin(), outside.end(), name) != outside.end()) continue;
     if (w == wanted.end()) {
       auto c = course_files.find(name);
       if (c != course_files.end()) {

@@ -50,8 +50,11 @@ struct SubmissionPlan {
 // Scans a submission folder. Host-only (tested). A file named close to a
 // lab's student file (near_student_file) is not graded: the lab's missing
 // message and the ignored list say which file it probably is and what it must
-// be called.
-SubmissionPlan plan_submission(const std::filesystem::path& root, const std::vector<LabSpec>& labs);
+// be called. `outside`: the file names of the course's labs that are not
+// graded now (an assignment's grade): passed over without a word, as those
+// labs appear nowhere in it.
+SubmissionPlan plan_submission(const std::filesystem::path& root, const std::vector<LabSpec>& labs,
+                               const std::vector<std::string>& outside = {});
 
 // How far a file name may be from a student file's (edits: a letter added,
 // dropped, changed, or two swapped) to be named as probably that file.

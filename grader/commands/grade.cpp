@@ -376,9 +376,21 @@ int GradeCommand::run() {
   const std::vector<std::string> known = all_labs();
   CourseSpec course;
   std::vector<LabSpec> labs;
+  std::vector<std::string> outside;  // an assignment's: the other labs' file names
   try {
     course = load_course(a.course.empty() ? kSourceRoot / "course.toml" : fs::path(a.course), known);
-    if (!a.assignment.empty()) course = select_assignment(course, a.assignment);
+    if (!a.assignment.empty()) {
+      const CourseSpec whole = course;
+      course = select_assignment(whole, a.assignment);
+      // The other labs' files in a submission (a student's whole repository)
+      // are not this assignment's: its grade does not mention them.
+      for (const auto& id : whole.labs)
+        if (std::find(course.labs.begin(), course.labs.end(), id) == course.labs.end()) {
+          const LabSpec other = load_lab(kSourceRoot / "labs" / id / "lab.toml");
+          outside.insert(outside.end(), other.student_files.begin(), other.student_files.end());
+          outside.insert(outside.end(), other.tests.begin(), other.tests.end());
+        }
+    }
     for (const auto& id : course.labs) labs.push_back(load_lab(kSourceRoot / "labs" / id / "lab.toml"));
   } catch (const ManifestError& e) {
     fmt::print(stderr, "cudalab: {}\nNothing was graded.\n", e.what());
@@ -390,6 +402,7 @@ int GradeCommand::run() {
   cfg.work_dir = fs::absolute(a.work.empty() ? fs::path(kBuildRoot.string() + "-grade") : fs::path(a.work));
   cfg.course = course;
   cfg.labs = labs;
+  cfg.files_outside = outside;
   cfg.seed = a.seed.empty() ? course.seed : a.seed;
   cfg.verbose = a.verbose;
   cfg.sanitizers = a.sanitize;

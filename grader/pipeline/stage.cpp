@@ -149,7 +149,7 @@ bool Grader::unpack(Staging& s) {
 // from its files as handed in (seed.h).
 void Grader::plan_files(Staging& s) {
   SubmissionGrade& g = s.grade();
-  s.plan = plan_submission(s.root, cfg_.labs);
+  s.plan = plan_submission(s.root, cfg_.labs, cfg_.files_outside);
   g.ignored.insert(g.ignored.end(), s.plan->ignored.begin(), s.plan->ignored.end());
   g.notes.insert(g.notes.end(), s.plan->notes.begin(), s.plan->notes.end());
   for (std::size_t i = 0; i < g.labs.size(); ++i)

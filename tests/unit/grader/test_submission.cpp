@@ -113,6 +113,23 @@ TEST_CASE("A submission in repo layout gives each lab its student file", "[submi
   CHECK(plan.ignored.empty());
 }
 
+TEST_CASE("An assignment's grade passes over the files of the course's other labs without a word",
+          "[submission][grader]") {
+  TempDir d;
+  d.write("labs/03_tiling/matmul_tiled.cu");
+  d.write("labs/01_coalescing/coalescing.cu");
+  d.write("labs/01_coalescing/test_coalescing.cpp");
+  d.write("notes.txt");
+  const std::vector<LabSpec> hw3 = {labs()[0]};
+  const auto plan = plan_submission(d.path, hw3, {"coalescing.cu", "test_coalescing.cpp"});
+  CHECK(plan.find("03_tiling")->complete());
+  CHECK_FALSE(plan.find("02_naive_matmul"));
+  CHECK_FALSE(mentions(plan.ignored, "coalescing"));
+  CHECK(mentions(plan.ignored, "notes.txt"));  // what belongs to no lab is still named
+  // Without the course's other labs named, they are named as files of no lab.
+  CHECK(mentions(plan_submission(d.path, hw3).ignored, "coalescing.cu: not a student file of any lab"));
+}
+
 TEST_CASE("A flat submission and one nested one folder deep are both found", "[submission][grader]") {
   TempDir flat, nested;
   flat.write("matmul_tiled.cu");
