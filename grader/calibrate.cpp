@@ -487,6 +487,13 @@ Stop check_options(const Calibrating& c) {
     fmt::print(stderr, "cudalab calibrate: --runs must be at least 1\n");
     return kUsage;
   }
+  // The labs are read, and with --write written, there: a folder, not a guess.
+  if (!fs::is_directory(c.o.labs_dir)) {
+    fmt::print(stderr,
+               "cudalab calibrate: {} is not a folder of labs (--labs-dir: the folder of <lab>/lab.toml)\n",
+               c.o.labs_dir.string());
+    return kUsage;
+  }
   return std::nullopt;
 }
 
