@@ -16,6 +16,7 @@
 #include "calibration_table.h"
 #include "checks.h"
 #include "expect.h"
+#include "files.h"
 #include "meson_project.h"
 #include "process.h"
 #include "time_limits.h"
@@ -275,13 +276,6 @@ struct LabPlan {
   LabSpec spec;
   std::vector<Item> items;
 };
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // The nvcc this program's build was configured with: it built the variant
 // binaries that calibrate times ("" in a build without CUDA).

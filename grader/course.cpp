@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <set>
 #include <sstream>
+
+#include "files.h"
 
 namespace cudalab {
 
@@ -235,11 +236,9 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
 }
 
 CourseSpec load_course(const std::filesystem::path& path, const std::vector<std::string>& known_labs) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ManifestError(fmt::format("{}: cannot open the course file", path.string()));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_course(ss.str(), path.string(), known_labs);
+  const std::optional<std::string> text = read_file(path);
+  if (!text) throw ManifestError(fmt::format("{}: cannot open the course file", path.string()));
+  return parse_course(*text, path.string(), known_labs);
 }
 
 }  // namespace cudalab
