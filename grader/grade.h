@@ -252,11 +252,22 @@ std::vector<std::string> parse_gpus(const std::string& spec, int visible_count, 
 // `stage(k, slot)` stages submission k; `done(k, grade or nullptr, error)`
 // gets each result, one call at a time (never concurrently), in the order
 // they finish. A submission that throws is reported to `done` with the error
-// and the batch goes on.
-void grade_batch(
+// and the batch goes on. Returns where each worker's time went.
+struct BatchWorkerTime {
+  std::string gpu;  // its CUDA_VISIBLE_DEVICES value ("" the default device)
+  std::size_t graded = 0;
+  double running_s = 0;  // grading staged submissions (checks, reference, second looks)
+  double waiting_s = 0;  // waiting for the next submission's build: its GPU idle
+};
+std::vector<BatchWorkerTime> grade_batch(
     Grader& grader, std::size_t count, const std::vector<std::string>& gpus, int slot_base,
     const std::function<Grader::Staged(std::size_t k, int slot)>& stage,
     const std::function<void(std::size_t k, SubmissionGrade* grade, const std::string& error)>& done);
+
+// The lines a batch prints about where its time went: per GPU, what share of
+// the wall time it graded and what share it waited for builds (a batch that
+// waits on builds needs cores, not GPUs). Host-only (tested).
+std::string describe_batch_time(const std::vector<BatchWorkerTime>& workers, double wall_s);
 
 // Fills score, max_score and each lab's points from its results. Host-only.
 void score_submission(SubmissionGrade& g);

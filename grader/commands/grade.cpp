@@ -271,7 +271,7 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
   // evidence, made by --prepare and the first task, are only read after).
   const int slot_base =
       a.shard.empty() ? 0 : static_cast<int>(2 * shard.index * std::max<std::size_t>(1, gpus.size()));
-  grade_batch(
+  const std::vector<BatchWorkerTime> times = grade_batch(
       grader, todo.size(), gpus, slot_base,
       [&](std::size_t k, int slot) {
         const std::size_t i = todo[k];
@@ -297,6 +297,10 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
                    g->max_score, g->seconds, eta);
         std::fflush(stdout);
       });
+  if (!todo.empty())
+    fmt::print("\n{}",
+               describe_batch_time(
+                   times, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
   if (!a.shard.empty()) {
     // A share of the batch: the gradebook is the collecting step's.
     fmt::print(

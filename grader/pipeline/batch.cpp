@@ -84,7 +84,7 @@ std::vector<std::string> parse_gpus(const std::string& spec, int visible_count, 
   return out;
 }
 
-void grade_batch(
+std::vector<BatchWorkerTime> grade_batch(
     Grader& grader, std::size_t count, const std::vector<std::string>& gpus, int slot_base,
     const std::function<Grader::Staged(std::size_t k, int slot)>& stage,
     const std::function<void(std::size_t k, SubmissionGrade* grade, const std::string& error)>& done) {
@@ -97,7 +97,14 @@ void grade_batch(
     return next++;
   };
   std::mutex report;
+  std::vector<BatchWorkerTime> times(devices.size());
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   const auto worker = [&](std::size_t w) {
+    BatchWorkerTime& time = times[w];
+    time.gpu = devices[w];
     // Two slots per worker: its next submission builds in one while its GPU
     // runs the checks of the one staged in the other.
     const int slots[2] = {slot_base + static_cast<int>(2 * w), slot_base + static_cast<int>(2 * w + 1)};
@@ -117,11 +124,16 @@ void grade_batch(
       std::optional<Next> after;
       std::string error;
       std::optional<SubmissionGrade> g;
+      const Clock::time_point waited = Clock::now();
       try {
         Grader::Staged st = cur->staged.get();
+        time.waiting_s += seconds_since(waited);
         if (const auto k = take()) after = begin(*k);
         st.gpu = devices[w];
+        const Clock::time_point ran = Clock::now();
         g = grader.run(std::move(st));
+        time.running_s += seconds_since(ran);
+        ++time.graded;
       } catch (const std::exception& e) {
         error = e.what();
         if (!after)
@@ -138,6 +150,19 @@ void grade_batch(
   for (std::size_t w = 1; w < devices.size(); ++w) threads.emplace_back(worker, w);
   worker(0);
   for (auto& t : threads) t.join();
+  return times;
+}
+
+std::string describe_batch_time(const std::vector<BatchWorkerTime>& workers, double wall_s) {
+  std::string out;
+  const double wall = std::max(wall_s, 1e-9);
+  for (const auto& w : workers)
+    out += fmt::format(
+        "GPU {}: {} submission{}, grading {:.0f} s ({:.0f}% of {:.0f} s), waiting for builds {:.0f} s "
+        "({:.0f}%)\n",
+        w.gpu.empty() ? "(default)" : w.gpu, w.graded, w.graded == 1 ? "" : "s", w.running_s,
+        100 * w.running_s / wall, wall_s, w.waiting_s, 100 * w.waiting_s / wall);
+  return out;
 }
 
 std::size_t check_jobs(int configured, bool cpu_mode, unsigned cores) {

@@ -233,7 +233,7 @@ TEST_CASE("a batch over several GPUs grades every submission once, each on one G
   Grader grader(cfg);
   std::vector<int> seen(7, 0);
   std::vector<std::string> errors(7);
-  grade_batch(
+  const std::vector<BatchWorkerTime> times = grade_batch(
       grader, 7, {"0", "1", "2"}, 0,
       [](std::size_t k, int slot) -> Grader::Staged {
         CHECK(slot >= 0);
@@ -249,6 +249,11 @@ TEST_CASE("a batch over several GPUs grades every submission once, each on one G
     CHECK(seen[k] == 1);
     CHECK(errors[k] == fmt::format("no build for {}", k));
   }
+  // No submission was graded (every build failed): no worker counts one.
+  REQUIRE(times.size() == 3);
+  for (const auto& t : times) CHECK(t.graded == 0);
+  CHECK(times[0].gpu == "0");
+  CHECK(times[2].gpu == "2");
 }
 
 TEST_CASE("A failed build always shows something: the compiler, ninja's error, or its last lines",
@@ -271,4 +276,12 @@ TEST_CASE("A failed build always shows something: the compiler, ninja's error, o
   CHECK_THAT(s, Catch::Contains("FAILED: labs/x"));
   CHECK_THAT(build_failure_log("", overlay, false, "killed by SIGKILL"),
              Catch::Contains("(killed by SIGKILL) without a compiler message or any other output"));
+}
+
+TEST_CASE("a batch says per GPU how much of its time went to grading and how much to waiting for builds",
+          "[unit][score]") {
+  const std::string text = describe_batch_time({{"0", 10, 90, 30}, {"1", 1, 5, 115}}, 120);
+  CHECK(text ==
+        "GPU 0: 10 submissions, grading 90 s (75% of 120 s), waiting for builds 30 s (25%)\n"
+        "GPU 1: 1 submission, grading 5 s (4% of 120 s), waiting for builds 115 s (96%)\n");
 }
