@@ -21,6 +21,13 @@ it found and how long it took):
   warm-grade:N       grade the solutions N times on WORK: wall time and score
   gpus:FOLDER        grade FOLDER with --gpus 1, then --gpus 2: wall times, and
                      whether every submission got the same scores
+  scale:N,M,...      the gallery's GPU entries as one batch on N GPUs, then M,
+                     ... (after a warm-up batch of four on the most): per
+                     count the wall time, submissions per minute, the speedup
+                     over the first count, the batch's own lines on where each
+                     GPU's time went (grading or waiting for builds), and
+                     whether every count gave the same scores
+                     (run `prepare:MOST` first)
   gpus:gallery       the gallery's GPU entries (after a warm-up batch of four)
                      with --gpus 2, --gpus 1, then --gpus 2 again: wall times,
                      each run against the gallery's expectations, and the same
@@ -203,6 +210,45 @@ def main():
             differ = sorted(set(differ))
             ok = passed and bool(got["1"]) and all(len(g) == len(got["1"]) for g in got.values()) and not differ
             say("gpus: same scores on 1 and 2 GPUs" if ok else f"gpus: scores differ: {', '.join(differ) or 'none graded'}")
+        elif name == "scale":
+            counts = [c for c in arg.split(",") if c]
+            gallery = os.path.join(ROOT, "tests", "gallery")
+            only = []
+            for entry in sorted(os.listdir(gallery)):
+                toml = os.path.join(gallery, entry, "entry.toml")
+                if os.path.isfile(toml) and any(l.strip() == "gpu = true" for l in open(toml)):
+                    only += ["--only", entry]
+            base = [sys.executable, os.path.join(gallery, "run_gallery.py"), ROOT, cudalab, a.work, "--require-gpu",
+                    "--keep"]
+            most = str(max(int(c) for c in counts))
+            rc, wall = run(base + ["--gpus", most, "--only", "24_", "--only", "25_", "--only", "36_", "--only", "58_"],
+                           log)
+            say(f"scale: warm-up (4 entries, {most} GPUs) in {wall:.1f} s (exit {rc})")
+            got, walls, passed = {}, {}, True
+            n_entries = len(only) // 2
+            for n in counts:
+                rc, wall = run(base + ["--gpus", n, "--table", os.path.join(out, f"scale-gpus{n}.md")] + only, log)
+                kept = [t[len("batch, results and log kept in "):] for t in tail(log, 400)
+                        if t.startswith("batch, results and log kept in ")]
+                folder = kept[-1] if kept else ""
+                got[n] = scores(os.path.join(folder, "out")) if folder and os.path.isfile(
+                    os.path.join(folder, "out", "grades.csv")) else {}
+                walls[n] = wall
+                result = next((t for t in reversed(tail(log, 5)) if t.startswith("gallery:")), "no result")
+                speedup = f", {walls[counts[0]] / wall:.2f}x {counts[0]} GPU" if n != counts[0] else ""
+                say(f"scale {n} GPU: {n_entries} submissions in {wall:.1f} s, {60 * n_entries / wall:.1f} per minute"
+                    f"{speedup}; {result} (exit {rc})")
+                grade_log = os.path.join(folder, "grade.log")
+                if os.path.isfile(grade_log):
+                    for line in tail(grade_log, 200):
+                        if line.startswith("GPU ") and "waiting for builds" in line:
+                            say(f"  {line}")
+                passed &= rc == 0
+            first = got[counts[0]]
+            differ = sorted({s for g in got.values() for s in set(g) | set(first) if g.get(s) != first.get(s)})
+            ok = passed and bool(first) and not differ
+            say(f"scale: same scores on {', '.join(counts)} GPUs" if ok else
+                f"scale: scores differ: {', '.join(differ) or 'none graded'}")
         elif name == "gpus":
             folder = os.path.abspath(arg)
             got = {}
