@@ -47,7 +47,7 @@ from release import JUNK, JUNK_DIR  # noqa: E402  what is never copied (caches, 
 # docs/, handouts/, calibration/, results or build folders, nor the labs
 # outside the assignment. simt/tests/ holds a tiled matmul: left out as from
 # the student release.
-GRADESCOPE_FILES = ["cudalab", "meson.build", "meson_options.txt"]
+GRADESCOPE_FILES = ["cudalab", "meson.build", "meson_options.txt", "labs/meson.build"]
 GRADESCOPE_FOLDERS = ["course", "harness", "grader", "simt", "tools"]
 GRADESCOPE_EXCLUDED = {"simt/tests"}
 # One date for every entry: the same tree gives the same zip, byte for byte.
