@@ -168,7 +168,7 @@ try:
                       {"per_day": 0.1, "max_days": 3}, f"pair: with its due date and late rule: {a}")
             wanted = with_references(labs)
             for top in ("labs", "solutions"):
-                have = {n.split("/")[1] for n in names if n.startswith(top + "/")}
+                have = {n.split("/")[1] for n in names if n.startswith(top + "/") and n.count("/") > 1}
                 check(have == wanted, f"{assignment}: {top}/ holds the assignment's labs and those they "
                                       f"reference, no other: {sorted(have)} vs {sorted(wanted)}")
             for lab in wanted:
