@@ -1,6 +1,6 @@
 // cudalab: the course's command-line program. Each subcommand is a class in
 // commands/commands.h with a file of its own (commands/<name>.cpp): test,
-// grade, doctor, selftest, expect, export, release, calibrate. This file only
+// grade, doctor, selftest, expect, export, release, bundle, calibrate. This file only
 // dispatches: build the command line, parse it, run the command it names.
 //
 // Normally started through the ./cudalab script at the repository root,
@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   ExpectCommand expect(app);
   ExportCommand export_cmd(app);
   ReleaseCommand release(app);
+  BundleCommand bundle(app);
   CalibrateCommand calibrate(app);
   NewLabCommand new_lab(app);
 
@@ -65,6 +66,7 @@ int main(int argc, char** argv) {
     if (expect.selected()) return expect.run();
     if (export_cmd.selected()) return export_cmd.run();
     if (release.selected()) return release.run();
+    if (bundle.selected()) return bundle.run();
     if (new_lab.selected()) return new_lab.run();
     if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {

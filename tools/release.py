@@ -363,4 +363,5 @@ def main():
     print(f"  course.toml without the grading seed; README.md for students")
 
 
-main()
+if __name__ == "__main__":  # tools/bundle.py imports what it shares (what is junk)
+    main()

@@ -136,6 +136,20 @@ class ReleaseCommand : public Command {
   bool no_gpu_ = false, force_ = false;
 };
 
+// cudalab bundle --assignment NAME --platform P: a platform's upload-ready
+// bundle for one assignment, written by tools/bundle.py (commands/bundle.cpp).
+class BundleCommand : public Command {
+ public:
+  explicit BundleCommand(CLI::App& app);
+  // Checks the command line and the course file, then runs tools/bundle.py in
+  // place of this process; returns only on an error.
+  int run();
+
+ private:
+  std::string assignment_, platform_, out_, course_, image_;
+  bool force_ = false;
+};
+
 // cudalab calibrate [LAB...]: propose the speed checks' thresholds from timed
 // runs on the course's GPU (commands/calibrate.cpp; the work is calibrate.h's
 // run_calibration).

@@ -5,14 +5,17 @@ tools/classroom.yml:
   - its shape: on push, the job GitHub Classroom's reporter looks for
     ("run-autograding-tests"), a CUDA toolkit container (the grader compiles
     with nvcc), the apt packages ./cudalab asks for, the reporter fed by the
-    grading step's result;
+    grading step's result; and the second job, every check on a self-hosted
+    runner labelled gpu, only where the variable CUDALAB_GPU_RUNNER is 'true';
   - its grading step's script, run here as GitHub runs it (bash -eo pipefail,
     GITHUB_OUTPUT, the GPU hidden) with ./cudalab standing for the cudalab
     program under test, on the working copy's labs/ (the skeletons): cudalab
     exits 3 (a provisional CPU-mode grade) and the step still succeeds, prints
-    the points and writes a reporter result (base64 JSON: max_score, a score
-    per test; the speed checks left out without a GPU);
-  - the same step where cudalab fails: an "error" result, the step still 0;
+    the points, writes a reporter result (base64 JSON: max_score, a score per
+    test; the speed checks left out without a GPU) and the grade's report in
+    the job summary (GITHUB_STEP_SUMMARY);
+  - the same step where cudalab fails: an "error" result, the step still 0,
+    the summary saying so;
   - `tools/release.py --no-gpu` puts it at .github/workflows/classroom.yml.
 
 The course (course.toml: every lab, the grading seed) is the CPU-mode
@@ -104,12 +107,24 @@ try:
     job = jobs.get("run-autograding-tests", {})
     steps = job.get("steps", [])
     check("push" in doc.get("on", []), "the workflow runs on push")
-    check(list(jobs) == ["run-autograding-tests"],
-          "one job, run-autograding-tests: the check run the Classroom reporter writes the points to")
+    check(list(jobs) == ["run-autograding-tests", "gpu-speed-checks"],
+          "two jobs: run-autograding-tests (the check run the Classroom reporter writes the points to) and "
+          "gpu-speed-checks")
     check(job.get("runs-on") == "ubuntu-latest", "on GitHub's ubuntu-latest runner")
     check("nvidia/cuda" in str(job.get("container", "")) and "devel" in str(job.get("container", "")),
           f"in a CUDA toolkit container (nvcc): {job.get('container')}")
     check(doc.get("permissions", {}).get("checks") == "write", "with permission to write the check run")
+    gpu = jobs.get("gpu-speed-checks", {})
+    labels = gpu.get("runs-on")
+    check(isinstance(labels, list) and labels[:1] == ["self-hosted"] and "gpu" in labels,
+          f"gpu-speed-checks on a self-hosted runner labelled gpu (self-hosted first): {labels}")
+    check("vars.CUDALAB_GPU_RUNNER == 'true'" in str(gpu.get("if", "")) and "container" not in gpu,
+          f"only where the course says it has one (vars.CUDALAB_GPU_RUNNER), on the runner itself: {gpu.get('if')}")
+    gpu_script = "\n".join(st.get("run", "") for st in gpu.get("steps", []))
+    check("./cudalab grade" in gpu_script and "--no-cpu" in gpu_script and "GITHUB_STEP_SUMMARY" in gpu_script,
+          "it grades on the GPU only (--no-cpu) and writes the job summary")
+    check(doc.get("env", {}).get("CUDALAB_ASSIGNMENT") == "",
+          "CUDALAB_ASSIGNMENT is empty in the release's copy (every lab): cudalab bundle sets it")
     # The parser used where there is no PyYAML reads the steps the same.
     check(minimal_steps(text) == steps, "the minimal parser reads the steps as PyYAML does")
 except ImportError:
@@ -143,7 +158,11 @@ def run_step(script, cudalab, tmp):
         f.write(body)
     out = os.path.join(tmp, "github_output")
     open(out, "w").close()
-    env = dict(os.environ, GITHUB_OUTPUT=out, CUDALAB_GRADE_WORK_DIR=WORK, CUDA_VISIBLE_DEVICES="")
+    summary = os.path.join(tmp, "github_step_summary")
+    open(summary, "w").close()
+    env = dict(os.environ, GITHUB_OUTPUT=out, GITHUB_STEP_SUMMARY=summary, CUDALAB_GRADE_WORK_DIR=WORK,
+               CUDA_VISIBLE_DEVICES="")
+    env.pop("CUDALAB_ASSIGNMENT", None)
     r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", path], cwd=ws, env=env,
                        capture_output=True, text=True)
     print(r.stdout[-4000:] + r.stderr[-2000:], flush=True)
@@ -154,7 +173,7 @@ def run_step(script, cudalab, tmp):
             result = json.loads(base64.b64decode(outputs["result"]))
         except ValueError as e:
             print(f"result is not base64 JSON: {e}")
-    return r.returncode, r.stdout + r.stderr, result
+    return r.returncode, r.stdout + r.stderr, result, open(summary).read()
 
 
 # The points the skeletons can get at most without a GPU: every correctness
@@ -174,8 +193,10 @@ for lab in labs:
 tmp = tempfile.mkdtemp(prefix="cudalab-classroom-")
 try:
     # --- the grading step on the skeletons, no GPU -----------------------------
-    rc, log, result = run_step(script, CUDALAB, tmp)
+    rc, log, result, summary = run_step(script, CUDALAB, tmp)
     check(rc == 0, f"the grading step succeeds where cudalab gives a provisional CPU-mode grade, got {rc}")
+    check("## cudalab" in summary and re.search(r"^cudalab: [0-9.]+ / [0-9.]+ points", summary, re.M) is not None,
+          "the job summary has the grade's report (report.txt)")
     check("No usable GPU (" in log and "provisional" in log, "cudalab graded in CPU mode, provisionally (exit 3)")
     check(re.search(r"^total: [0-9.]+ / [0-9.]+ points", log, re.M) is not None, "cudalab printed its total")
     points = re.search(r"^Points: ([0-9.]+)/([0-9.]+) \(CPU mode", log, re.M)
@@ -200,8 +221,9 @@ try:
     with open(broken, "w") as f:
         f.write("#!/bin/sh\necho 'cudalab: something broke' >&2\nexit 1\n")
     os.chmod(broken, 0o755)
-    rc, log, result = run_step(script, broken, tmp)
+    rc, log, result, summary = run_step(script, broken, tmp)
     check(rc == 0, f"where cudalab fails the step still succeeds (the reporter fails the job), got {rc}")
+    check("could not grade" in summary and "exit code 1" in summary, "and the job summary says it could not grade")
     check(result is not None and result.get("status") == "error" and result.get("tests"),
           "and its result says error")
     check("Points: none" in log and "exit code 1" in log, "with a points line that says why")

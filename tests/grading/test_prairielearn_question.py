@@ -20,7 +20,12 @@ or a build:
 
 The validator is tested too: info.json documents it must refuse.
 
-  test_prairielearn_question.py SOURCE_ROOT
+  test_prairielearn_question.py SOURCE_ROOT [QUESTIONS_DIR [COURSE_FILE]]
+
+QUESTIONS_DIR (default: the examples' folder) holds other questions to hold to
+the same rules, as `cudalab bundle --platform prairielearn` writes them
+(tests/grading/test_bundle.py), and COURSE_FILE (default SOURCE_ROOT's
+course.toml) is the course file whose grading seed they carry.
 """
 import copy
 import html.parser
@@ -32,7 +37,8 @@ import tomllib
 
 SRC = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
-QUESTIONS = os.path.join(SRC, "grader", "autograder", "prairielearn", "questions")
+QUESTIONS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(SRC, "grader", "autograder", "prairielearn", "questions")
+COURSE_FILE = sys.argv[3] if len(sys.argv) > 3 else os.path.join(SRC, "course.toml")
 ENTRYPOINT = "/autograder/source/grader/autograder/run_prairielearn"
 IMAGE_ROOT = "/autograder/source/"  # where grader/autograder/Dockerfile copies the checkout
 PL_MAX_TIMEOUT_S = 600  # PrairieLearn's externalGradingMaximumTimeout (docs: externalGrading.md)
@@ -172,7 +178,7 @@ def csv_names(text):
 
 with open(os.path.join(HERE, "schemas", "prairielearn-question-info.json")) as f:
     SCHEMA = json.load(f)
-with open(os.path.join(SRC, "course.toml"), "rb") as f:
+with open(COURSE_FILE, "rb") as f:
     COURSE_SEED = tomllib.load(f).get("grading", {}).get("seed")
 
 # --- the validator refuses what PrairieLearn refuses -----------------------------
@@ -278,7 +284,7 @@ for q in folders:
         same = bool(source) and os.path.isfile(mine) and open(mine, "rb").read() == open(skeleton, "rb").read()
         check(same, f"{q}: the editor starts from {source}, the same as {os.path.relpath(skeleton, SRC)} "
                     f"(refresh it with: cp {os.path.relpath(skeleton, SRC)} {os.path.relpath(qdir, SRC)}/)")
-check(len(set(uuids)) == len(uuids), "every example question has a uuid of its own")
+check(len(set(uuids)) == len(uuids), "every question has a uuid of its own")
 
 print(f"{passes} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)
