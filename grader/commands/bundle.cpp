@@ -40,14 +40,16 @@ BundleCommand::BundleCommand(CLI::App& app)
   sub_->add_option("--course", course_, "the course file (default course.toml)");
   sub_->add_option("--image", image_,
                    "prairielearn: the autograder image PrairieLearn pulls (default: the example question's)");
-  sub_->add_flag("--force", force_, "write into --out though it is not empty (the bundle's own files are replaced)");
+  sub_->add_flag("--force", force_,
+                 "write into --out though it is not empty (the bundle's own files are replaced)");
 }
 
 int BundleCommand::run() {
   bool known_platform = false;
   for (const char* p : kPlatforms) known_platform = known_platform || platform_ == p;
   if (!known_platform) {
-    fmt::print(stderr, "cudalab bundle: no platform '{}' (platforms: {})\n", platform_, fmt::join(kPlatforms, ", "));
+    fmt::print(stderr, "cudalab bundle: no platform '{}' (platforms: {})\n", platform_,
+               fmt::join(kPlatforms, ", "));
     return kUsage;
   }
   if (!image_.empty() && platform_ != "prairielearn") {
@@ -62,7 +64,8 @@ int BundleCommand::run() {
                kSourceRoot.string());
     return kUsage;
   }
-  const fs::path course_file = fs::absolute(course_.empty() ? kSourceRoot / "course.toml" : fs::path(course_));
+  const fs::path course_file =
+      fs::absolute(course_.empty() ? kSourceRoot / "course.toml" : fs::path(course_));
   CourseSpec assignment;
   try {
     assignment = select_assignment(load_course(course_file, all_labs()), assignment_);
@@ -84,12 +87,13 @@ int BundleCommand::run() {
     return kUsage;
   }
 
-  std::vector<std::string> argv = {"python3",      script.string(),        "--source",
-                                   kSourceRoot.string(), "--course",        course_file.string(),
-                                   "--assignment", assignment_,            "--labs",
-                                   fmt::format("{}", fmt::join(assignment.labs, ",")),
-                                   "--platform",   platform_,              "--out",
-                                   out.string()};
+  std::vector<std::string> argv = {"python3",      script.string(),
+                                   "--source",     kSourceRoot.string(),
+                                   "--course",     course_file.string(),
+                                   "--assignment", assignment_,
+                                   "--labs",       fmt::format("{}", fmt::join(assignment.labs, ",")),
+                                   "--platform",   platform_,
+                                   "--out",        out.string()};
   if (!image_.empty()) argv.insert(argv.end(), {"--image", image_});
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
