@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -227,9 +228,15 @@ class Grader {
   std::optional<GradingKey> key_;
   std::mutex key_mutex_;
   std::map<std::string, std::string> reference_built_;  // "<lab>-tests[-cpu]" -> "" or the error
-  // The reference's build, evidence and times are shared by every
-  // submission a batch grades at once (grade_batch): one at a time.
+  // The reference's builds are shared by every submission a batch grades at
+  // once (grade_batch): one build at a time.
   std::recursive_mutex reference_mutex_;
+  // Its evidence and times are one file per seed, lab and check: each is
+  // computed once under its own lock, and different ones side by side (on
+  // several GPUs, one lock for all of them made every GPU wait its turn).
+  std::mutex& record_lock(const std::filesystem::path& file);
+  std::mutex record_locks_mutex_;
+  std::map<std::string, std::unique_ptr<std::mutex>> record_locks_;
   std::map<std::string, std::vector<std::string>> course_inputs_;
   std::mutex course_inputs_mutex_;
 };

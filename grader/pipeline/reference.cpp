@@ -65,15 +65,22 @@ constexpr std::size_t kKeptSeeds = 64;
 
 }  // namespace
 
+std::mutex& Grader::record_lock(const fs::path& file) {
+  const std::lock_guard<std::mutex> lock(record_locks_mutex_);
+  auto& m = record_locks_[file.string()];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
+
 fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
                                     bool cpu_mode, std::string& error, double* seconds) {
-  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
   error = build_reference(lab, cpu_mode);
   if (!error.empty()) return {};
   const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
   const fs::path dir = slot_dir(cfg_.work_dir, kReferenceSlot);
   const fs::path file = reference_record(dir, ctx, lab, check, cpu_mode, ".evidence");
   const fs::path time_file = reference_record(dir, ctx, lab, check, cpu_mode, ".seconds");
+  const std::lock_guard<std::mutex> lock(record_lock(file));
   std::error_code ec;
   // Kept from an earlier run (a batch's first submission) with its time.
   if (current(file, binary) && current(time_file, binary)) {
@@ -110,11 +117,11 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
 
 double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
                                        bool cpu_mode) {
-  const std::lock_guard<std::recursive_mutex> lock(reference_mutex_);
   if (!build_reference(lab, cpu_mode).empty()) return 0;
   const fs::path binary = reference_binary(build(kReferenceSlot), lab, cpu_mode);
   const fs::path time_file =
       reference_record(slot_dir(cfg_.work_dir, kReferenceSlot), ctx, lab, check, cpu_mode, ".seconds");
+  const std::lock_guard<std::mutex> lock(record_lock(time_file));
   if (current(time_file, binary)) return read_seconds(time_file);
   fs::create_directories(time_file.parent_path());
   RunContext rc = ctx;
@@ -161,23 +168,36 @@ void Grader::prune_reference_evidence() {
 
 void Grader::plan_correctness(Checking& c) {
   const SubmissionGrade& g = c.grade;
+  struct Planned {
+    std::size_t lab, check;
+    RunContext ctx;
+    std::string no_judge;
+  };
+  std::vector<Planned> planned;
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     const LabGrade& lab = g.labs[i];
     if (lab.status != LabStatus::graded) continue;
     const RunContext lc = c.lab_context(i, build(c.staged.slot));
-    for (std::size_t k = 0; k < lab.spec->checks.size(); ++k) {
-      const CheckSpec& check = lab.spec->checks[k];
-      if (check.kind != CheckKind::correctness) continue;
-      RunContext cc = lc;
-      std::string no_judge;
-      cc.reference_evidence = reference_evidence(lc, *lab.spec, check, g.cpu_mode, no_judge, &cc.reference_s);
-      // Without the reference's outputs nothing can be judged: a pass from
-      // the test process alone is worth nothing.
-      if (cc.reference_evidence.empty())
-        c.done[i][k] = judge_by_grader(check, Verdict::error, no_judge);
-      else
-        c.correctness.push_back({i, k, cc});
-    }
+    for (std::size_t k = 0; k < lab.spec->checks.size(); ++k)
+      if (lab.spec->checks[k].kind == CheckKind::correctness) planned.push_back({i, k, lc, {}});
+  }
+  // A new seed (every new submission has one) runs the reference on each
+  // check: side by side, as the student's checks run after it.
+  const std::size_t jobs = check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency());
+  for_each_side_by_side(planned.size(), jobs, [&](std::size_t n) {
+    Planned& p = planned[n];
+    const LabSpec& spec = *g.labs[p.lab].spec;
+    p.ctx.reference_evidence =
+        reference_evidence(p.ctx, spec, spec.checks[p.check], g.cpu_mode, p.no_judge, &p.ctx.reference_s);
+  });
+  for (Planned& p : planned) {
+    // Without the reference's outputs nothing can be judged: a pass from
+    // the test process alone is worth nothing.
+    if (p.ctx.reference_evidence.empty())
+      c.done[p.lab][p.check] =
+          judge_by_grader(g.labs[p.lab].spec->checks[p.check], Verdict::error, p.no_judge);
+    else
+      c.correctness.push_back({p.lab, p.check, std::move(p.ctx)});
   }
   profile(fmt::format("slot {}: reference evidence ready", c.staged.slot));
 }
