@@ -116,7 +116,7 @@ double question_percent(const Gradebook& g, const GradeDocument& doc, const Ques
 std::string prairielearn_feedback(const StudentRow& r, double percent) {
   if (!r.problem.empty()) return "cudalab: not graded: " + r.problem;
   std::string text = fmt::format(
-      "cudalab (GPU grade): {:.2f} / {:g} points for the assignment, {:.1f}% for this "
+      "cudalab: {:.2f} / {:g} points for the assignment, {:.1f}% for this "
       "question",
       r.grade->score, r.grade->max_score, percent);
   if (r.grade->late && r.grade->late->days > 0) text += "; " + r.grade->late->reason;

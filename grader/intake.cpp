@@ -208,6 +208,18 @@ std::vector<std::string> uid_list(const std::string& cell) {
   return out;
 }
 
+// A file staged under its own name, written only where it is not already
+// there as it is: the Slurm tasks of one batch each read the export again
+// while others grade from the staged folders, and an unchanged file is
+// never rewritten under them.
+void stage_file(const fs::path& from, const fs::path& to) {
+  const std::optional<std::string> text = read_file(from);
+  if (!text) throw IntakeError(fmt::format("{}: cannot read", from.string()));
+  if (read_file(to) == text) return;
+  if (!write_text(to, *text))
+    throw IntakeError(fmt::format("{}: cannot stage it as {}", from.string(), to.string()));
+}
+
 Intake read_prairielearn(const fs::path& dir, const fs::path& staging) {
   Intake in;
   in.platform = Platform::prairielearn;
@@ -249,7 +261,6 @@ Intake read_prairielearn(const fs::path& dir, const fs::path& staging) {
     h.record.platform = "prairielearn";
     const fs::path folder = staging / h.key;
     std::error_code ec;
-    fs::remove_all(folder, ec);
     fs::create_directories(folder, ec);
     if (ec) throw IntakeError(fmt::format("{}: cannot create: {}", folder.string(), ec.message()));
     h.files = folder;
@@ -283,8 +294,7 @@ Intake read_prairielearn(const fs::path& dir, const fs::path& staging) {
       q.submission_id = best;
       for (const auto& c : subs[best]) {
         q.files.push_back(c.part.name);
-        fs::copy_file(c.path, folder / c.part.name, fs::copy_options::overwrite_existing, ec);
-        if (ec) throw IntakeError(fmt::format("{}: cannot stage: {}", c.path.string(), ec.message()));
+        stage_file(c.path, folder / c.part.name);
       }
       ids.push_back(best);
       if (by_id.count(best)) {
@@ -306,6 +316,13 @@ Intake read_prairielearn(const fs::path& dir, const fs::path& staging) {
       }
       h.questions.push_back(std::move(q));
     }
+    // Files of an earlier staging that are no longer the final ones go.
+    std::set<std::string> keep;
+    for (const auto& q : h.questions) keep.insert(q.files.begin(), q.files.end());
+    std::vector<fs::path> stale;
+    for (const auto& e : fs::directory_iterator(folder, ec))
+      if (!keep.count(e.path().filename().string())) stale.push_back(e.path());
+    for (const auto& p : stale) fs::remove_all(p, ec);
     if (h.record.submitters.empty()) h.record.submitters.push_back({"", "", "", owner});
     h.record.time = latest_time;
     h.record.id = fmt::format("{}", fmt::join(ids, " "));

@@ -125,7 +125,8 @@ void print_distributions(const BatchView& batch, const std::vector<LabSpec>& lab
     const std::vector<std::string> cells = split_csv_line(row);
     if (cells.size() >= 3 + labs.size()) {
       total.values.push_back(std::atof(cells[1].c_str()));
-      total.max = std::atof(cells[2].c_str());
+      // A row of 0 for a submission not graded has no maximum: the largest is the batch's.
+      total.max = std::max(total.max, std::atof(cells[2].c_str()));
       for (std::size_t l = 0; l < labs.size(); ++l) {
         auto& d = per_lab[labs[l].id];
         d.values.push_back(std::atof(cells[3 + l].c_str()));

@@ -160,7 +160,8 @@ submission_1004:
     rows = {r["SID"]: r for r in rows_of(os.path.join(out, "gradebook-gradescope.csv"))}
     check(sorted(rows) == ["100", "200", "201", "300", "400"], f"gradescope: a row per student (SID): {sorted(rows)}")
     a, b, c, d, e = (rows.get(k, {}) for k in ["100", "200", "201", "300", "400"])
-    check(near(a.get("Total Score"), FULL) and a.get("Email") == "alice@u.edu" and not a.get("Late Penalty"),
+    check(near(a.get("Total Score"), FULL) and a.get("Email") == "alice@u.edu" and a.get("Late Penalty") == "0"
+          and a.get("Lateness (H:M:S)") == "00:00:00",
           f"gradescope: Alice on time, full CPU-mode points {FULL}: {a}")
     for who, r in [("Bob", b), ("Carol", c)]:
         check(near(r.get("Total Score"), FULL * 0.9) and r.get("Late Penalty") == "0.1"

@@ -130,10 +130,9 @@ TEST_CASE(
   const auto& h = rows[0];
   CHECK(h == std::vector<std::string>{"uid", "group_name", "instance", "qid", "submission_id", "score_perc",
                                       "feedback"});
-  CHECK(rows[1] ==
-        std::vector<std::string>{"ada", "", "1", "lab03_tiling", "1001", "80.00",
-                                 "cudalab (GPU grade): 40.00 / 50 points for the assignment, 80.0% for "
-                                 "this question"});
+  CHECK(rows[1] == std::vector<std::string>{"ada", "", "1", "lab03_tiling", "1001", "80.00",
+                                            "cudalab: 40.00 / 50 points for the assignment, 80.0% for "
+                                            "this question"});
   // The late penalty is taken from the question's share too: 30 of 37.5 before.
   CHECK(rows[2][column(h, "score_perc")] == "60.00");
   CHECK(rows[2][column(h, "feedback")].find("2 days late") != std::string::npos);

@@ -256,3 +256,21 @@ TEST_CASE("CSV cells may hold commas, quotes and line breaks", "[unit][intake]")
   CHECK(safe_name("ada@u.edu") == "ada@u.edu");
   CHECK(safe_name("") == "_");
 }
+
+TEST_CASE("PrairieLearn's files staged again are left as they are, and a file no longer final goes",
+          "[unit][intake]") {
+  TempDir dir("prairielearn-again");
+  write(dir.path / "ada_1_q_1_1_7_a.cu", "// a\n");
+  write(dir.path / "ada_1_q_1_1_7_b.cu", "// b\n");
+  const fs::path staged = dir.path / "out" / "staged";
+  read_export(Platform::prairielearn, dir.path, staged);
+  const auto when = fs::last_write_time(staged / "ada_1" / "a.cu");
+  // A Slurm task reads the export again while another grades from the folder.
+  fs::last_write_time(staged / "ada_1" / "a.cu", when - std::chrono::hours(1));
+  fs::remove(dir.path / "ada_1_q_1_1_7_b.cu");
+  const Intake again = read_export(Platform::prairielearn, dir.path, staged);
+  CHECK(fs::last_write_time(staged / "ada_1" / "a.cu") == when - std::chrono::hours(1));
+  CHECK_FALSE(fs::exists(staged / "ada_1" / "b.cu"));
+  REQUIRE(again.handins.size() == 1);
+  CHECK(again.handins[0].questions[0].files == std::vector<std::string>{"a.cu"});
+}
