@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <pugixml.hpp>
@@ -42,12 +43,41 @@ std::string check_output(const GradedCheck& c) {
   return out;
 }
 
+std::string submitter_line(const Submitter& s) {
+  std::vector<std::string> ids;
+  for (const std::string* x : {&s.sid, &s.login, &s.email})
+    if (!x->empty() && std::find(ids.begin(), ids.end(), *x) == ids.end()) ids.push_back(*x);
+  const std::string id = fmt::format("{}", fmt::join(ids, ", "));
+  return s.name.empty() ? id : id.empty() ? s.name : fmt::format("{} ({})", s.name, id);
+}
+
+std::string submission_header(const GradeDocument& g) {
+  std::string out;
+  if (g.submission) {
+    const SubmissionRecord& r = *g.submission;
+    std::vector<std::string> who;
+    for (const auto& s : r.submitters) who.push_back(submitter_line(s));
+    if (!who.empty()) out += fmt::format("submitted by: {}\n", fmt::join(who, "; "));
+    out += fmt::format("submitted: {} ({}{})\n", r.time.empty() ? "time not given" : r.time, r.platform,
+                       r.id.empty() ? "" : " submission " + r.id);
+  }
+  if (g.late) {
+    if (g.late->days == 0)
+      out += fmt::format("on time (due {})\n", g.late->due);
+    else
+      out += fmt::format("late: {} (due {}); {:.2f} points before the penalty\n", g.late->reason, g.late->due,
+                         g.late->score_before);
+  }
+  return out;
+}
+
 std::string submission_output(const GradeDocument& g) {
   std::string out = fmt::format("cudalab: {:.2f} / {:g} points", g.score, g.max_score);
   out += g.gpu        ? fmt::format(" (GPU: {})\n", g.gpu_line)
          : g.cpu_mode ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run{})\n",
                                     g.gpu_line, g.provisional ? "; a provisional grade" : "")
                       : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
+  out += submission_header(g);
   if (!g.error.empty()) out += g.error + "\n";
   for (const auto& lab : g.labs) {
     out += fmt::format("{}: {:.2f} / {:g}", lab.id, lab.points, lab.max_points);
@@ -68,6 +98,7 @@ std::string report_text(const GradeDocument& g) {
   const std::string summary = submission_output(g);
   // The summary's first line (the total and how it was graded) and its error.
   std::string out = summary.substr(0, summary.find('\n') + 1);
+  out += submission_header(g);
   if (!g.error.empty()) out += wrap_lines(g.error, style.width) + "\n";
   for (const auto& lab : g.labs) out += graded_lab_text(style, lab);
   if (!g.ignored.empty()) {
@@ -266,19 +297,41 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   return cells;
 }
 
-std::string csv_header(const std::vector<std::string>& lab_ids) {
+// The columns a grade from a platform's export adds, after the others so
+// that theirs keep their places.
+constexpr const char* kSubmissionColumns =
+    ",submitters,submitted_at,days_late,late_fraction,score_before_late";
+
+std::string csv_header(const std::vector<std::string>& lab_ids, bool submissions) {
   std::string h = "submission,score,max_score";
   for (const auto& id : lab_ids) h += "," + csv_field(id);
-  return h + ",status\n";
+  return h + ",status" + (submissions ? kSubmissionColumns : "") + "\n";
 }
 
 std::string csv_header(const GradeDocument& g) {
   std::vector<std::string> ids;
   for (const auto& lab : g.labs) ids.push_back(lab.id);
-  return csv_header(ids);
+  return csv_header(ids, g.submission.has_value());
 }
 
 std::string csv_row(const GradeDocument& g) {
+  return csv_row(g, g.submission.has_value());
+}
+
+std::string submission_cells(const GradeDocument* g) {
+  if (!g || !g->submission) return ",,,,,";
+  std::vector<std::string> who;
+  for (const auto& s : g->submission->submitters) who.push_back(submitter_line(s));
+  std::string cells = fmt::format(",{},{}", csv_field(fmt::format("{}", fmt::join(who, "; "))),
+                                  csv_field(g->submission->time));
+  if (g->late)
+    cells += fmt::format(",{},{:g},{:.2f}", g->late->days, g->late->fraction, g->late->score_before);
+  else
+    cells += ",,,";
+  return cells;
+}
+
+std::string csv_row(const GradeDocument& g, bool submissions) {
   std::string row = fmt::format("{},{:.2f},{:g}", csv_field(g.id), g.score, g.max_score);
   std::vector<std::string> status;
   for (const auto& lab : g.labs) {
@@ -286,26 +339,34 @@ std::string csv_row(const GradeDocument& g) {
     if (lab.status != LabStatus::graded) status.push_back(fmt::format("{}:{}", lab.id, lab.status));
   }
   if (!g.error.empty()) status.insert(status.begin(), "unreadable");
-  return row + "," + csv_field(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " "))) + "\n";
+  return row + "," + csv_field(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " "))) +
+         (submissions ? submission_cells(&g) : "") + "\n";
+}
+
+bool batch_has_submissions(const BatchView& b) {
+  return std::any_of(b.entries.begin(), b.entries.end(),
+                     [](const BatchEntry& e) { return e.grade && e.grade->submission; });
 }
 
 std::vector<std::string> batch_rows(const BatchView& b) {
+  const bool submissions = batch_has_submissions(b);
   std::vector<std::string> rows;
   for (const auto& e : b.entries) {
     if (e.grade) {
-      std::string row = csv_row(*e.grade);
+      std::string row = csv_row(*e.grade, submissions);
       row.pop_back();  // its newline
       rows.push_back(std::move(row));
     } else {
-      rows.push_back(fmt::format("{},0.00,0,{}{}", csv_field(e.id), std::string(b.lab_ids.size(), ','),
-                                 e.problem.empty() ? "not graded" : e.problem));
+      rows.push_back(fmt::format("{},0.00,0,{}{}{}", csv_field(e.id), std::string(b.lab_ids.size(), ','),
+                                 csv_field(e.problem.empty() ? "not graded" : e.problem),
+                                 submissions ? submission_cells(nullptr) : ""));
     }
   }
   return rows;
 }
 
 std::string batch_csv(const BatchView& b) {
-  std::string csv = csv_header(b.lab_ids);
+  std::string csv = csv_header(b.lab_ids, batch_has_submissions(b));
   for (const auto& row : batch_rows(b)) csv += row + "\n";
   return csv;
 }
@@ -321,9 +382,13 @@ void write_views(const GradeDocument& g, const std::filesystem::path& dir) {
 
 GradeDocument write_grade(const SubmissionGrade& g, const std::filesystem::path& dir) {
   GradeDocument doc = grade_document(g, CUDALAB_VERSION);
+  write_grade_document(doc, dir);
+  return doc;
+}
+
+void write_grade_document(const GradeDocument& doc, const std::filesystem::path& dir) {
   save_grade_document(doc, dir / "grade.json");
   write_views(doc, dir);
-  return doc;
 }
 
 void write_batch_views(const BatchView& b, const std::filesystem::path& dir) {

@@ -21,9 +21,18 @@ namespace cudalab {
 nlohmann::json gradescope_json(const GradeDocument& g);
 nlohmann::json prairielearn_json(const GradeDocument& g);
 std::string junit_xml(const GradeDocument& g);
-std::string csv_header(const std::vector<std::string>& lab_ids);
+// With `submissions` (a grade from a platform's export), the columns
+// submitters, submitted_at, days_late, late_fraction, score_before_late come
+// last, so that the others keep their places.
+std::string csv_header(const std::vector<std::string>& lab_ids, bool submissions = false);
 std::string csv_header(const GradeDocument& g);  // its labs' columns
-std::string csv_row(const GradeDocument& g);
+std::string csv_row(const GradeDocument& g);     // with the submission's columns where it has them
+std::string csv_row(const GradeDocument& g, bool submissions);
+// A submitter as the views name them: "Name (sid, login, email)".
+std::string submitter_line(const Submitter& s);
+// The lines naming who handed a grade in, when, and the late penalty; "" for
+// a grade not made from a platform's export.
+std::string submission_header(const GradeDocument& g);
 std::string csv_field(const std::string& s);
 
 // A batch: each submission's document, or why it has none. The batch's
@@ -60,6 +69,8 @@ std::string report_text(const GradeDocument& g);
 void write_views(const GradeDocument& g, const std::filesystem::path& dir);
 // grade.json, written once, then its views.
 GradeDocument write_grade(const SubmissionGrade& g, const std::filesystem::path& dir);
+// grade.json of a document already made (e.g. with a late rule applied), then its views.
+void write_grade_document(const GradeDocument& doc, const std::filesystem::path& dir);
 // A batch's gradebook and page: dir/grades.csv and dir/index.html.
 void write_batch_views(const BatchView& b, const std::filesystem::path& dir);
 

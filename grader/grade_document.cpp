@@ -215,8 +215,22 @@ nlohmann::json to_json(const GradeDocument& d) {
                       {"ignored", d.ignored},
                       {"notes", d.notes},
                       {"labs", labs}};
-  // A new optional field: readers of cudalab-grade/1 before it ignore it.
+  // New optional fields: readers of cudalab-grade/1 before them ignore them.
   if (!d.assignment.empty()) j["assignment"] = d.assignment;
+  if (d.submission) {
+    nlohmann::json who = nlohmann::json::array();
+    for (const auto& s : d.submission->submitters)
+      who.push_back({{"name", s.name}, {"sid", s.sid}, {"email", s.email}, {"login", s.login}});
+    j["submission"] = {{"platform", d.submission->platform},
+                       {"id", d.submission->id},
+                       {"time", d.submission->time},
+                       {"submitters", who}};
+  }
+  if (d.late)
+    j["late"] = {{"due", d.late->due},           {"per_day", d.late->per_day},
+                 {"max_days", d.late->max_days}, {"days", d.late->days},
+                 {"fraction", d.late->fraction}, {"score_before", d.late->score_before},
+                 {"reason", d.late->reason}};
   return j;
 }
 
@@ -259,6 +273,31 @@ std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, s
     for (std::size_t c = 0; error.empty() && c < checks.size(); ++c)
       l.checks.push_back(read_check(checks[c], fmt::format("{}.checks[{}]", where, c), error));
     d.labs.push_back(std::move(l));
+  }
+  if (const nlohmann::json* sub = r.optional("submission")) {
+    Reader sr(*sub, "grade.submission", error);
+    SubmissionRecord rec;
+    rec.platform = sr.str("platform");
+    rec.id = sr.str("id");
+    rec.time = sr.str("time");
+    const nlohmann::json& who = sr.array("submitters");
+    for (std::size_t i = 0; error.empty() && i < who.size(); ++i) {
+      Reader w(who[i], fmt::format("grade.submission.submitters[{}]", i), error);
+      rec.submitters.push_back({w.str("name"), w.str("sid"), w.str("email"), w.str("login")});
+    }
+    d.submission = rec;
+  }
+  if (const nlohmann::json* late = r.optional("late")) {
+    Reader lr(*late, "grade.late", error);
+    LatePenalty p;
+    p.due = lr.str("due");
+    p.per_day = lr.num("per_day");
+    p.max_days = static_cast<int>(lr.num("max_days"));
+    p.days = static_cast<int>(lr.num("days"));
+    p.fraction = lr.num("fraction");
+    p.score_before = lr.num("score_before");
+    p.reason = lr.str("reason");
+    d.late = p;
   }
   if (!error.empty()) return std::nullopt;
   return d;

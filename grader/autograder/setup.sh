@@ -11,7 +11,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends meson ninja-build g++ \
     pkg-config python3 catch2 libfmt-dev libtomlplusplus-dev nlohmann-json3-dev libcli11-dev libpugixml-dev \
-    libseccomp-dev
+    libyaml-cpp-dev libseccomp-dev
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
 "$CUDALAB_ROOT/cudalab" grade --prepare ${CUDALAB_COURSE:+--course "$CUDALAB_COURSE"} \

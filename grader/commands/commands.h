@@ -60,6 +60,7 @@ class GradeCommand : public Command {
   struct Args {
     std::string submission;  // empty: the working copy's labs/
     std::string batch;       // a folder of submissions
+    std::string from;        // --from: the batch is this platform's export (intake.h)
     std::string out;         // where results go
     std::string course;      // course.toml
     std::string assignment;  // --assignment: that assignment's labs alone

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <system_error>
 
 #include "commands.h"
@@ -26,6 +27,9 @@
 #include "gpu_probe.h"
 #include "grade_document.h"
 #include "grade_slurm.h"
+#include "gradebook.h"
+#include "intake.h"
+#include "late.h"
 #include "report.h"
 #include "slurm.h"
 #include "submission.h"
@@ -121,7 +125,8 @@ void print_distributions(const BatchView& batch, const std::vector<LabSpec>& lab
     const std::vector<std::string> cells = split_csv_line(row);
     if (cells.size() >= 3 + labs.size()) {
       total.values.push_back(std::atof(cells[1].c_str()));
-      total.max = std::atof(cells[2].c_str());
+      // A row of 0 for a submission not graded has no maximum: the largest is the batch's.
+      total.max = std::max(total.max, std::atof(cells[2].c_str()));
       for (std::size_t l = 0; l < labs.size(); ++l) {
         auto& d = per_lab[labs[l].id];
         d.values.push_back(std::atof(cells[3 + l].c_str()));
@@ -185,19 +190,41 @@ int grade_one(const GradeCommand::Args& a, Grader& grader, const Style& style) {
   return g.gpu || (g.cpu_mode && !g.provisional) ? kOk : kNoGpu;
 }
 
-// --batch: every folder or archive in the batch folder, one after another.
+// --batch: every folder or archive in the batch folder, one after another;
+// with --from, every hand-in of the platform's export (intake.h), graded
+// with who handed it in and when, the assignment's late rule applied, and
+// the platform's gradebook and a feedback file per student written beside
+// grades.csv.
 int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& course,
                  const std::vector<LabSpec>& labs) {
-  std::vector<fs::path> entries;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(a.batch, ec))
-    if (e.is_directory() || (e.is_regular_file() && is_archive(e.path()))) entries.push_back(e.path());
-  if (ec) {
-    fmt::print(stderr, "cudalab: cannot read {}: {}\n", a.batch, ec.message());
-    return kUsage;
-  }
-  std::sort(entries.begin(), entries.end());
   const fs::path out = a.out.empty() ? kSourceRoot / "results" / "batch" : fs::path(a.out);
+  std::vector<fs::path> entries;
+  std::vector<std::string> ids;
+  std::optional<Intake> intake;
+  std::error_code ec;
+  if (!a.from.empty()) {
+    try {
+      // PrairieLearn's flat files are staged in folders under the batch's output.
+      intake = read_export(*parse_platform(a.from), a.batch, out / "staged");
+    } catch (const IntakeError& e) {
+      fmt::print(stderr, "cudalab: {}\nNothing was graded.\n", e.what());
+      return kUsage;
+    }
+    for (const auto& w : intake->warnings) fmt::print(stderr, "cudalab: {}\n", w);
+    for (const auto& h : intake->handins) {
+      entries.push_back(h.files);
+      ids.push_back(h.key);
+    }
+  } else {
+    for (const auto& e : fs::directory_iterator(a.batch, ec))
+      if (e.is_directory() || (e.is_regular_file() && is_archive(e.path()))) entries.push_back(e.path());
+    if (ec) {
+      fmt::print(stderr, "cudalab: cannot read {}: {}\n", a.batch, ec.message());
+      return kUsage;
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const auto& e : entries) ids.push_back(submission_id(e));
+  }
   if (a.slurm) return submit_to_slurm(a, entries.size(), out);
   Shard shard;
   if (!a.shard.empty()) {
@@ -219,7 +246,13 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
   std::vector<std::string> not_graded;  // --collect: submissions without results yet
   for (std::size_t i = 0; i < entries.size(); ++i) {
     BatchEntry& entry = batch.entries[i];
-    entry.id = submission_id(entries[i]);
+    entry.id = ids[i];
+    // A hand-in the export lists but without files (a missing folder, a
+    // repository not cloned): a row of 0 with the reason, nothing to grade.
+    if (intake && !intake->handins[i].problem.empty()) {
+      entry.problem = intake->handins[i].problem;
+      continue;
+    }
     const fs::path file = out / entry.id / "grade.json";
     std::string unreadable;
     if (fs::exists(file)) {
@@ -275,11 +308,11 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
       grader, todo.size(), gpus, slot_base,
       [&](std::size_t k, int slot) {
         const std::size_t i = todo[k];
-        return grader.stage(entries[i], submission_id(entries[i]), slot);
+        return grader.stage(entries[i], ids[i], slot);
       },
       [&](std::size_t k, SubmissionGrade* g, const std::string& error) {
         const std::size_t i = todo[k];
-        const std::string id = submission_id(entries[i]);
+        const std::string& id = ids[i];
         ++finished;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const std::string eta =
@@ -292,9 +325,29 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
           return;  // a failing submission never stops the batch
         }
         any_gpu |= g->gpu || (g->cpu_mode && !g->provisional);
-        batch.entries[i].grade = write_grade(*g, out / id);
-        fmt::print("[{}/{}] {}: {:.2f} / {:g} ({:.0f} s{})\n", i + 1, entries.size(), id, g->score,
-                   g->max_score, g->seconds, eta);
+        GradeDocument doc = grade_document(*g, CUDALAB_VERSION);
+        std::string late;
+        if (intake) {
+          // Who handed it in and when, as the platform recorded it; the late
+          // rule only ever from that time.
+          doc.submission = intake->handins[i].record;
+          if (const Assignment* as = course.find_assignment(course.assignment)) {
+            try {
+              apply_late_rule(doc, *as);
+            } catch (const ManifestError& e) {
+              doc.notes.push_back(fmt::format("late rule not applied: {}", e.what()));
+              fmt::print(stderr, "cudalab: {}: late rule not applied: {}\n", id, e.what());
+            }
+          }
+          if (doc.late && doc.late->days > 0)
+            late = fmt::format(", {} late: {:.2f} before",
+                               doc.late->days == 1 ? "a day" : fmt::format("{} days", doc.late->days),
+                               doc.late->score_before);
+        }
+        write_grade_document(doc, out / id);
+        batch.entries[i].grade = doc;
+        fmt::print("[{}/{}] {}: {:.2f} / {:g}{} ({:.0f} s{})\n", i + 1, entries.size(), id, doc.score,
+                   doc.max_score, late, g->seconds, eta);
         std::fflush(stdout);
       });
   if (!todo.empty())
@@ -305,13 +358,26 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
     // A share of the batch: the gradebook is the collecting step's.
     fmt::print(
         "\nshard {}/{}: submissions {} to {} of {}; the gradebook: cudalab grade --batch {} --out {} "
-        "--collect\n",
-        shard.index, shard.count, first + 1, last, entries.size(), a.batch, out.string());
+        "--collect{}\n",
+        shard.index, shard.count, first + 1, last, entries.size(), a.batch, out.string(),
+        a.from.empty() ? "" : " --from " + a.from);
     return !todo.empty() && !any_gpu ? kNoGpu : kOk;
   }
   write_batch_views(batch, out);
   fmt::print("\n{} submissions; gradebook: {}; pages: {}\n", entries.size(), (out / "grades.csv").string(),
              (out / "index.html").string());
+  if (intake) {
+    Gradebook book;
+    book.platform = intake->platform;
+    book.assignment = course.assignment;
+    book.handins = &intake->handins;
+    book.batch = &batch;
+    for (const auto& l : labs)
+      for (const auto& f : l.student_files) book.lab_of_file[fs::path(f).filename().string()] = l.id;
+    write_gradebook(book, out);
+    fmt::print("{} gradebook: {}; feedback for each student: {}\n", platform_name(intake->platform),
+               (out / gradebook_file(intake->platform)).string(), (out / "feedback").string());
+  }
   print_distributions(batch, labs);
   if (!not_graded.empty()) {
     fmt::print(stderr, "cudalab: {} of {} submissions have no results yet (0 points in the gradebook): {}\n",
@@ -328,6 +394,11 @@ GradeCommand::GradeCommand(CLI::App& app)
               "Grade a submission (folder, .zip or .tar.gz), a batch of them, or the working copy") {
   sub_->add_option("submission", a_.submission, "the submission; none: the working copy's labs/");
   sub_->add_option("--batch", a_.batch, "grade every folder and archive in this folder");
+  sub_->add_option("--from", a_.from,
+                   "with --batch: the folder is this platform's export of an assignment's submissions "
+                   "(unzipped): who handed each in and when are kept, the late rule applied, and the "
+                   "platform's gradebook and a feedback file per student written (docs/course.md)")
+      ->check(CLI::IsMember({"gradescope", "prairielearn", "classroom"}));
   sub_->add_option("--out", a_.out, "where the results go (default results/<submission>/ or results/batch/)");
   sub_->add_option("--course", a_.course, "the course file (default course.toml)");
   sub_->add_option(
@@ -370,6 +441,20 @@ int GradeCommand::run() {
   a_.sbatch = sub_->remaining();
   if (!a_.sbatch.empty() && !a_.slurm) {
     fmt::print(stderr, "cudalab grade: unknown argument {}\n", a_.sbatch.front());
+    return kUsage;
+  }
+  if (!a_.from.empty() && a_.batch.empty()) {
+    fmt::print(stderr, "cudalab grade: --from reads a platform's export: --batch EXPORT --from {}\n",
+               a_.from);
+    return kUsage;
+  }
+  // A Gradescope export graded as a folder of folders would lose who handed
+  // each in: say what to add instead.
+  if (!a_.batch.empty() && a_.from.empty() && fs::exists(fs::path(a_.batch) / "submission_metadata.yml")) {
+    fmt::print(stderr,
+               "cudalab grade: {} is a Gradescope export (it has submission_metadata.yml): add --from "
+               "gradescope\n",
+               a_.batch);
     return kUsage;
   }
   if ((a_.slurm || a_.collect || !a_.shard.empty()) && a_.batch.empty()) {

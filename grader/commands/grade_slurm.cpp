@@ -39,6 +39,8 @@ int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::pa
       self.string(), "grade", "--batch", fs::absolute(a.batch).string(), "--out", fs::absolute(out).string()};
   if (!a.course.empty()) grade.insert(grade.end(), {"--course", fs::absolute(a.course).string()});
   if (!a.assignment.empty()) grade.insert(grade.end(), {"--assignment", a.assignment});
+  // The tasks and the collecting job read the export as this command did.
+  if (!a.from.empty()) grade.insert(grade.end(), {"--from", a.from});
   if (!a.seed.empty()) grade.insert(grade.end(), {"--seed", a.seed});
   if (a.force) grade.push_back("--force");
   if (a.no_cpu) grade.push_back("--no-cpu");
@@ -76,13 +78,14 @@ int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::pa
        std::vector<std::string>{grade[0], "grade", "--batch", grade[3], "--out", grade[5], "--collect"})
     wrap += shell_quote(w) + " ";
   if (!a.course.empty()) wrap += "--course " + shell_quote(fs::absolute(a.course).string()) + " ";
-  if (!a.assignment.empty()) wrap += "--assignment " + shell_quote(a.assignment);
+  if (!a.assignment.empty()) wrap += "--assignment " + shell_quote(a.assignment) + " ";
+  if (!a.from.empty()) wrap += "--from " + shell_quote(a.from);
   collect.insert(collect.end(), {"--wrap", wrap});
   if (!submit(collect, collect_id)) {
     fmt::print(stderr,
                "cudalab: the grading array {} was submitted; collect by hand when it is done:\n  {} grade "
-               "--batch {} --out {} --collect\n",
-               array_id, self.string(), a.batch, out.string());
+               "--batch {} --out {} --collect{}\n",
+               array_id, self.string(), a.batch, out.string(), a.from.empty() ? "" : " --from " + a.from);
     return kFailed;
   }
   fmt::print(

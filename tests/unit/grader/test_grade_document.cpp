@@ -190,3 +190,36 @@ TEST_CASE("An assignment's grade document names the assignment, and a course's d
   CHECK(back->assignment == "hw3");
   CHECK(to_json(*back) == j);
 }
+
+TEST_CASE(
+    "A grade from a platform's export keeps its submitters, time and late penalty, and the schema has them",
+    "[grade-document][grader]") {
+  const auto schema =
+      nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
+  const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
+  GradeDocument doc = grade_document(graded(spec, other), "1.2.3");
+  doc.submission = SubmissionRecord{"gradescope",
+                                    "123",
+                                    "2026-12-06T01:00:00-05:00",
+                                    {{"Ada L", "100", "ada@u.edu", ""}, {"Bo", "101", "bo@u.edu", ""}}};
+  doc.late =
+      LatePenalty{"2026-12-05T23:59:00-05:00", 0.1, 3, 1, 0.1, 40, "1 day late: 10% of the points taken"};
+  doc.score = 36;
+  const nlohmann::json j = to_json(doc);
+  CHECK(conforms(j, schema, schema, "grade") == "");
+  CHECK(j["submission"]["submitters"][1]["sid"] == "101");
+  CHECK(j["late"]["score_before"] == 40);
+  std::string error;
+  const auto back = grade_document_from_json(nlohmann::json::parse(j.dump()), error);
+  REQUIRE(back);
+  CHECK(to_json(*back) == j);
+  // A document without them writes neither key: older readers see what they knew.
+  const nlohmann::json plain = to_json(grade_document(graded(spec, other), "1.2.3"));
+  CHECK_FALSE(plain.contains("submission"));
+  CHECK_FALSE(plain.contains("late"));
+  // A bad field in them is refused with its place named.
+  nlohmann::json bad = j;
+  bad["submission"]["submitters"][0]["sid"] = 100;
+  CHECK_FALSE(grade_document_from_json(bad, error));
+  CHECK(error == "grade.submission.submitters[0].sid must be a string");
+}
