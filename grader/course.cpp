@@ -119,6 +119,13 @@ Assignment parse_assignment(const toml::table& t, const std::string& source, con
            fmt::format("[[assignment]] {}: late is a table: late = {{ per_day = 0.1, max_days = 3 }}",
                        a.name));
     if (a.due.empty()) fail(source, late, fmt::format("[[assignment]] {}: late needs a due date", a.name));
+    // Lateness is counted from a moment: a date alone names none (its
+    // start? its end? in whose time zone?).
+    if (const toml::node* due = t.get("due"); due && due->is_date())
+      fail(source, due,
+           fmt::format("[[assignment]] {}: a late rule needs due as a date-time with its time zone "
+                       "(due = {}T23:59:00-05:00, or Z for UTC), not a date alone",
+                       a.name, a.due));
     for (const auto& [key, node] : *l)
       if (key.str() != "per_day" && key.str() != "max_days")
         fail(source, &node,

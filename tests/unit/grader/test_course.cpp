@@ -65,9 +65,14 @@ TEST_CASE("A mistake in an assignment is named with its line", "[course][grader]
   refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\nlate = { per_day = 0.1, max_days = 3 }\n",
           "late needs a due date");
   refused(
-      "[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05\nlate = { per_day = 2, "
+      "[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05T23:59:00Z\nlate = { per_day "
+      "= 2, "
       "max_days = 3 }\n",
       "late.per_day must be");
+  refused(
+      "[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\ndue = 2026-12-05\nlate = { per_day = 0.1, "
+      "max_days = 3 }\n",
+      "a late rule needs due as a date-time with its time zone");
   refused("[[assignment]]\nname = \"hw3\"\nlabs = [\"03_tiling\"]\npoints = 5\n", "unknown field 'points'");
   refused("[assignment]\nname = \"hw3\"\n", "written [[assignment]]");
   CHECK_THROWS_WITH(course("[[assignment]]\nname = \"hw3\"\nlabs = [\"05_reduction\"]\n"),
