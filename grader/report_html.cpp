@@ -239,7 +239,8 @@ const char* kStyle =
     "#eee;text-align:left}td.num{white-space:nowrap}"
     ".pass{color:#fff;background:#2a7d2a}.fail,.timeout,.crash,.error{color:#fff;background:#b22}"
     ".not_run,.skipped{color:#fff;background:#888}.badge{padding:1px 6px;border-radius:3px;font-size:.85em}"
-    "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85em}.note{color:#555}"
+    "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85em}.note{color:#555}.who{white-"
+    "space:pre-line}"
     ".legend{list-style:none;padding:0;font-size:.9em}.dot{display:inline-block;width:10px;height:10px;"
     "border-radius:5px;margin-right:6px}figure{margin:1em 0}";
 
@@ -262,6 +263,9 @@ std::string report_html(const GradeDocument& g) {
                                                      "): correctness only, speed checks not run" +
                                                      (g.provisional ? "; a provisional grade" : "")
                                                : "no GPU (" + g.gpu_line + "): checks not run"));
+  // Who handed it in, when, and any late penalty: the same lines as report.txt's.
+  const std::string header = submission_header(g);
+  if (!header.empty()) body += "<p class=\"who\">" + html_escape(header) + "</p>\n";
   if (!g.error.empty()) body += "<pre>" + html_escape(g.error) + "</pre>\n";
   for (const auto& n : g.notes) body += "<p class=\"note\">" + html_escape(n) + "</p>\n";
   for (const auto& lab : g.labs) {

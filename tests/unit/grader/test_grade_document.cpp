@@ -222,4 +222,10 @@ TEST_CASE(
   bad["submission"]["submitters"][0]["sid"] = 100;
   CHECK_FALSE(grade_document_from_json(bad, error));
   CHECK(error == "grade.submission.submitters[0].sid must be a string");
+  // Every view a student or TA reads names them and the penalty.
+  for (const std::string& view : {report_text(doc), report_html(doc)}) {
+    CHECK_THAT(view, Catch::Contains("submitted by: Ada L (100, ada@u.edu); Bo (101, bo@u.edu)"));
+    CHECK_THAT(view, Catch::Contains("1 day late: 10% of the points taken"));
+    CHECK_THAT(view, Catch::Contains("40.00 points before the penalty"));
+  }
 }
