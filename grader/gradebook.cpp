@@ -127,10 +127,14 @@ std::string prairielearn_csv(const Gradebook& g) {
   std::string csv =
       join_row({"uid", "group_name", "instance", "qid", "submission_id", "score_perc", "feedback"});
   for (const auto& r : student_rows(g)) {
+    // PrairieLearn keys a group's work by the group (its upload reads
+    // group_name before uid): one row per question for the whole group.
+    const bool group = !r.handin->group.empty();
+    if (group && r.member > 0) continue;
     const bool graded = r.grade && r.problem.empty();
     for (const auto& q : r.handin->questions) {
       const double percent = graded ? question_percent(g, *r.grade, q) : 0;
-      csv += join_row({r.who->login, r.handin->group, q.instance, q.qid, q.submission_id,
+      csv += join_row({group ? "" : r.who->login, r.handin->group, q.instance, q.qid, q.submission_id,
                        fmt::format("{:.2f}", std::round(percent * 100) / 100),
                        prairielearn_feedback(r, percent)});
     }
