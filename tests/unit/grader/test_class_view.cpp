@@ -153,3 +153,27 @@ TEST_CASE("a batch's views include class.csv, written from the batch alone", "[u
   CHECK(fs::exists(dir / "grades.csv"));
   fs::remove_all(dir);
 }
+
+TEST_CASE("cudalab export writes a batch's class.csv again from its grade.json files", "[unit][class-view]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "cudalab-class-view-export";
+  fs::remove_all(dir);
+  BatchView graded;  // the class without frank, who has no grade.json to read back
+  for (const auto& e : testbed::class_batch().entries)
+    if (e.grade) {
+      fs::create_directories(dir / e.id);
+      save_grade_document(*e.grade, dir / e.id / "grade.json");
+      graded.entries.push_back(e);
+    }
+  graded.lab_ids = {"03_tiling"};
+  graded.lab_max = {30};
+  REQUIRE(export_views({dir}) == 0);
+  std::ifstream in(dir / "class.csv");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  CHECK(ss.str() == class_csv(class_view(graded)));
+  CHECK(ss.str().find(
+            "03_tiling,square,correctness,4,1,3,0,the last tile reads past the edge: K=# at M=#,2,0.500") !=
+        std::string::npos);
+  fs::remove_all(dir);
+}
