@@ -8,6 +8,7 @@
 #include <pugixml.hpp>
 #include <sstream>
 
+#include "class_view.h"
 #include "expect.h"
 #include "files.h"
 #include "report.h"
@@ -394,6 +395,7 @@ void write_grade_document(const GradeDocument& doc, const std::filesystem::path&
 void write_batch_views(const BatchView& b, const std::filesystem::path& dir) {
   write_text(dir / "grades.csv", batch_csv(b));
   write_text(dir / "index.html", batch_html(b));
+  write_text(dir / "class.csv", class_csv(class_view(b)));
 }
 
 int export_views(const std::vector<std::filesystem::path>& dirs) {
@@ -443,8 +445,9 @@ int export_views(const std::vector<std::filesystem::path>& dirs) {
       batch.entries.push_back(std::move(entry));
     }
     write_batch_views(batch, dir);
-    fmt::print("{}: {} submissions' views, grades.csv and index.html written from their grade.json\n",
-               dir.string(), subs.size());
+    fmt::print(
+        "{}: {} submissions' views, grades.csv, index.html and class.csv written from their grade.json\n",
+        dir.string(), subs.size());
   }
   return failed ? 1 : 0;
 }

@@ -71,12 +71,13 @@ void write_views(const GradeDocument& g, const std::filesystem::path& dir);
 GradeDocument write_grade(const SubmissionGrade& g, const std::filesystem::path& dir);
 // grade.json of a document already made (e.g. with a late rule applied), then its views.
 void write_grade_document(const GradeDocument& doc, const std::filesystem::path& dir);
-// A batch's gradebook and page: dir/grades.csv and dir/index.html.
+// A batch's gradebook, page and class view: dir/grades.csv, dir/index.html
+// and dir/class.csv (class_view.h).
 void write_batch_views(const BatchView& b, const std::filesystem::path& dir);
 
 // `cudalab export DIR...`: the views written again from grade.json, without
 // grading. DIR is one submission's results (DIR/grade.json) or a batch's
-// (DIR/<submission>/grade.json: then its grades.csv and index.html too).
+// (DIR/<submission>/grade.json: then its grades.csv, index.html and class.csv too).
 // Returns the process's exit code; problems go to stderr.
 int export_views(const std::vector<std::filesystem::path>& dirs);
 

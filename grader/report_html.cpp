@@ -6,7 +6,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "class_view.h"
 #include "export.h"
+#include "report.h"
 
 namespace cudalab {
 
@@ -58,14 +60,58 @@ struct Frame {
   double plot_h() const { return height - top - bottom; }
 };
 
-std::string svg_open(const Frame& f, const std::string& title) {
+// How wide `text` draws at `size` px in a sans-serif font, a little generously
+// (digits and capitals are wider than the average letter): what the charts
+// lay their labels out by, since an SVG cannot measure its own text.
+double text_width(const std::string& text, double size) {
+  return 0.62 * size * static_cast<double>(text.size());
+}
+
+// `text` in lines of at most `chars` characters, broken at spaces; a word
+// longer than a line stays whole. Labels wrap, never get cut.
+std::vector<std::string> wrap_words(const std::string& text, std::size_t chars) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > chars) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+// An SVG <text> of `lines`, one under the other from `y` (the first line's
+// baseline), `dy` apart.
+std::string svg_lines(const std::vector<std::string>& lines, double x, double y, double dy,
+                      const std::string& attributes) {
+  std::string out = fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {}>", x, y, attributes);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out +=
+        fmt::format("<tspan x=\"{:.1f}\" dy=\"{}\">{}</tspan>", x, i == 0 ? 0.0 : dy, html_escape(lines[i]));
+  return out + "</text>\n";
+}
+
+// The chart's frame and its title, wrapped to the chart's width; a long title
+// moves the plot down rather than run off the edge.
+std::string svg_open(Frame& f, const std::string& title) {
+  const auto lines =
+      wrap_words(title, static_cast<std::size_t>(std::max(10.0, (f.width - 16) / (0.62 * 13))));
+  const double extra = 16.0 * static_cast<double>(lines.size() - 1);
+  f.top += extra, f.height += extra;
   return fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 "
-      "{0} "
-      "{1}\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n<rect x=\"0\" y=\"0\" width=\"{0}\" "
-      "height=\"{1}\" fill=\"#fff\"/>\n<text x=\"{3}\" y=\"18\" font-size=\"13\" "
-      "font-weight=\"bold\">{2}</text>\n",
-      f.width, f.height, html_escape(title), f.left);
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
+             "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n<rect x=\"0\" "
+             "y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#fff\"/>\n",
+             f.width, f.height, html_escape(title)) +
+         svg_lines(lines, 8, 18, 16, "font-size=\"13\" font-weight=\"bold\"");
 }
 
 }  // namespace
@@ -99,13 +145,36 @@ SpeedChart speed_chart(const CheckResult& r) {
   return c;
 }
 
+bool SpeedChart::memory_bound() const {
+  if (!(flops > 0)) return true;
+  // Left of the ridge even its compulsory traffic keeps a kernel under the
+  // DRAM slope: the FP32 roof is out of its reach, and a share of it would
+  // read as a failing grade for a kernel that does all it can.
+  if (peak_dram_gbs > 0 && peak_fp32_gflops > 0) return flops / bytes < peak_fp32_gflops / peak_dram_gbs;
+  return false;
+}
+
 std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
   if (c.points.empty() || !(c.bytes > 0)) return {};
   Frame f;
+  const bool bars = c.memory_bound();
+  // The bars' labels stand left of them: the frame leaves room for the
+  // longest (up to 30 characters a line, then it wraps), so none is cut.
+  constexpr double kLabelSize = 11;
+  constexpr std::size_t kLabelChars = 30;
+  std::vector<std::vector<std::string>> labels;
+  if (bars) {
+    double widest = 0;
+    for (const auto& p : c.points) {
+      labels.push_back(wrap_words(p.label, kLabelChars));
+      for (const auto& l : labels.back()) widest = std::max(widest, text_width(l, kLabelSize));
+    }
+    f.left = std::max(f.left, widest + 14);
+  }
   std::string svg = svg_open(f, title);
   std::string legend;
   const double x0 = f.left, y0 = f.top + f.plot_h();
-  if (c.flops > 0) {
+  if (!bars) {
     // Roofline: log-log, arithmetic intensity (FLOP/B) against GFLOP/s.
     const double ai = c.flops / c.bytes;
     const double ridge =
@@ -184,12 +253,14 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
     }
     svg += marks;
   } else {
-    // Only data moved (a transpose): achieved GB/s as bars, the DRAM peak a line.
+    // Only data moved, or too little work per byte for the FP32 roof to
+    // matter (a transpose, a vector add): achieved GB/s as bars against the
+    // DRAM peak, a line.
     double vmax = c.peak_dram_gbs;
     for (const auto& p : c.points) vmax = std::max(vmax, c.bytes / (p.ms * 1e6));
     vmax *= 1.08;
     const double bar_h = std::min(28.0, f.plot_h() / static_cast<double>(c.points.size()) - 6);
-    const auto X = [&](double v) { return x0 + 40 + (f.plot_w() - 40) * v / vmax; };
+    const auto X = [&](double v) { return x0 + f.plot_w() * v / vmax; };
     const double step = std::pow(10, std::floor(std::log10(vmax / 2)));
     for (double t = 0; t <= vmax; t += step)
       svg += fmt::format(
@@ -204,13 +275,13 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
       const double v = c.bytes / (p.ms * 1e6);
       const double y = f.top + 6 + i * (bar_h + 6);
       const char* color = kColors[std::min<std::size_t>(i, 6)];
+      const double lines = static_cast<double>(labels[i].size());
       svg += fmt::format(
-          "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-          "fill=\"{}\"><title>{}: "
-          "{:.0f} GB/s</title></rect>\n<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
-          "text-anchor=\"end\">{}</text>\n",
-          p.student ? " student" : "", X(0), y, X(v) - X(0), bar_h, color, html_escape(p.label), v, X(0) - 4,
-          y + bar_h / 2 + 4, html_escape(p.label.size() > 14 ? p.label.substr(0, 13) + "." : p.label));
+                 "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                 "fill=\"{}\"><title>{}: {:.0f} GB/s</title></rect>\n",
+                 p.student ? " student" : "", X(0), y, X(v) - X(0), bar_h, color, html_escape(p.label), v) +
+             svg_lines(labels[i], X(0) - 6, y + bar_h / 2 + 4 - (lines - 1) * 6, 12,
+                       "class=\"label\" font-size=\"11\" text-anchor=\"end\"");
       std::string share;
       if (c.peak_dram_gbs > 0) share = fmt::format(", {:.0f}% of the DRAM peak", 100 * v / c.peak_dram_gbs);
       legend += fmt::format(
@@ -232,6 +303,109 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
 
 namespace {
 
+// A label of the gauge: its text centred on x where it fits, moved in from
+// the edges, on the first of its rows where it overlaps no other label.
+struct GaugeLabel {
+  std::string text;
+  double x = 0;
+  std::string cls;
+};
+
+std::string place_labels(const std::vector<GaugeLabel>& labels, const std::vector<double>& rows,
+                         double width) {
+  std::string out;
+  std::vector<std::vector<std::pair<double, double>>> taken(rows.size());
+  for (const auto& l : labels) {
+    const double w = text_width(l.text, 11);
+    const double left = std::clamp(l.x - w / 2, 2.0, std::max(2.0, width - 2 - w));
+    std::size_t row = 0;
+    for (; row + 1 < rows.size(); ++row) {
+      bool free = true;
+      for (const auto& [a, b] : taken[row]) free = free && (left + w + 6 < a || left > b + 6);
+      if (free) break;
+    }
+    taken[row].push_back({left, left + w});
+    out += fmt::format("<text class=\"{}\" x=\"{:.1f}\" y=\"{}\" font-size=\"11\">{}</text>\n", l.cls, left,
+                       rows[row], html_escape(l.text));
+  }
+  return out;
+}
+
+std::string ratio_text(double r) {
+  return fmt::format("{:.2f}x", r);
+}
+
+}  // namespace
+
+std::string speed_gauge_svg(const CheckSpec& spec, const CheckResult& r) {
+  if (spec.kind != CheckKind::speed) return {};
+  double ratio = -1;
+  for (const auto& m : r.measurements)
+    if (m.key == "ratio") ratio = m.value;
+  const auto min = spec.numbers.find("min_ratio");
+  if (!(ratio >= 0) || min == spec.numbers.end()) return {};
+  const double pass = min->second;
+  const double full = spec.credit ? spec.credit->full_at : pass;
+  const double zero = spec.credit ? spec.credit->zero_at : pass;
+  const double vmax = std::max({ratio, pass, full}) * 1.2;
+  constexpr double kWidth = 620, kPad = 12, kBarTop = 38, kBarH = 12;
+  const auto X = [&](double v) { return kPad + (kWidth - 2 * kPad) * std::clamp(v, 0.0, vmax) / vmax; };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"gauge\" width=\"{0}\" height=\"84\" viewBox=\"0 0 "
+      "{0} "
+      "84\" role=\"img\" aria-label=\"{1}: your ratio {2} against the pass line {3}\">\n"
+      "<title>{1}: your ratio {2}; pass at {3}, full credit at {4}</title>\n",
+      kWidth, html_escape(spec.id), ratio_text(ratio), ratio_text(pass), ratio_text(full));
+  // The zones: no credit, partial credit, full credit.
+  const auto zone = [&](double a, double b, const char* cls, const char* color) {
+    if (b > a)
+      svg += fmt::format(
+          "<rect class=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", cls,
+          X(a), kBarTop, X(b) - X(a), kBarH, color);
+  };
+  zone(0, zero, "zone none", "#f2c4c4");
+  zone(zero, full, "zone partial", "#f8e2a8");
+  zone(full, vmax, "zone full", "#c8e6c8");
+  std::vector<GaugeLabel> above;
+  const auto mark = [&](double v, const char* cls, const char* dash) {
+    svg += fmt::format(
+        "<line class=\"{}\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#333\" "
+        "stroke-width=\"2\"{}/>\n",
+        cls, X(v), kBarTop - 8, X(v), kBarTop + kBarH + 4, dash);
+  };
+  if (std::abs(full - pass) < 1e-9) {
+    mark(pass, "threshold pass full", "");
+    above.push_back({"pass and full credit: " + ratio_text(pass), X(pass), "threshold-label"});
+  } else {
+    mark(pass, "threshold pass", "");
+    mark(full, "threshold full", " stroke-dasharray=\"4,2\"");
+    above.push_back({"pass: " + ratio_text(pass), X(pass), "threshold-label"});
+    above.push_back({"full credit: " + ratio_text(full), X(full), "threshold-label"});
+  }
+  svg += place_labels(above, {14, 27}, kWidth);
+  svg += fmt::format(
+      "<circle class=\"point student\" cx=\"{:.1f}\" cy=\"{}\" r=\"7\" fill=\"#d62728\" stroke=\"#000\" "
+      "stroke-width=\"1\"/>\n",
+      X(ratio), kBarTop + kBarH / 2);
+  svg += place_labels({{"you: " + ratio_text(ratio), X(ratio), "student-label"}}, {kBarTop + kBarH + 22},
+                      kWidth);
+  svg += fmt::format("<text x=\"{}\" y=\"80\" font-size=\"10\" fill=\"#555\">0x</text>\n", kPad);
+  svg += "</svg>\n";
+  const std::string caption = spec.credit
+                                  ? fmt::format(
+                                        "Your kernel's speed ratio is {}. No points at or below {}, partial "
+                                        "credit between {} and {}, "
+                                        "full credit from {}; the check passes from {}.",
+                                        ratio_text(ratio), ratio_text(zero), ratio_text(zero),
+                                        ratio_text(full), ratio_text(full), ratio_text(pass))
+                                  : fmt::format("Your kernel's speed ratio is {}; the check passes from {}.",
+                                                ratio_text(ratio), ratio_text(pass));
+  return "<figure class=\"gauge\">" + svg + "<figcaption class=\"note\">" + html_escape(caption) +
+         "</figcaption></figure>\n";
+}
+
+namespace {
+
 const char* kStyle =
     "body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}"
     "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}"
@@ -242,7 +416,17 @@ const char* kStyle =
     "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85em}.note{color:#555}.who{white-"
     "space:pre-line}"
     ".legend{list-style:none;padding:0;font-size:.9em}.dot{display:inline-block;width:10px;height:10px;"
-    "border-radius:5px;margin-right:6px}figure{margin:1em 0}";
+    "border-radius:5px;margin-right:6px}figure{margin:1em 0}"
+    // A failing check's diagnosis: the first thing read, in the page's font.
+    ".diagnosis{border-left:5px solid #b22;background:#fdecea;padding:10px 14px;margin:.6em "
+    "0;font-size:1.05em;"
+    "line-height:1.4}section.check{margin:1.2em 0}section.check h3{margin:.3em 0;font-size:1.05em}"
+    "section.passed h3{font-weight:normal;font-size:.95em}.pts{color:#555;font-weight:normal;font-size:.9em}"
+    "details{margin:.2em 0 .2em 1em}summary{cursor:pointer;color:#555;font-size:.9em}"
+    "figure.gauge{margin:.4em 0}figure.gauge figcaption{font-size:.9em}"
+    "th.share,td.share{width:45%}.sharebar{display:inline-block;height:10px;background:#e07b39;"
+    "vertical-align:middle;margin-right:6px}.status-graded{color:#2a7d2a}.status-bad{color:#b22}"
+    ".axis{fill:#333}";
 
 std::string page(const std::string& title, const std::string& body) {
   return fmt::format(
@@ -250,6 +434,59 @@ std::string page(const std::string& title, const std::string& body) {
       "charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
       "</head>\n<body>\n{}</body>\n</html>\n",
       html_escape(title), kStyle, body);
+}
+
+}  // namespace
+
+namespace {
+
+// One check's section of report.html. A check that did not pass opens with
+// its diagnosis in a block of its own, in the page's font, before any
+// number: what a student should read first. Then a speed check's gauge and
+// chart, then the rest of its messages (measurements, the other failures,
+// notes). A check that passed is one line, its messages and chart folded.
+std::string check_section(const std::string& lab_id, const GradedCheck& check, const std::string& anchor) {
+  const CheckSpec& spec = check.spec;
+  const CheckResult& r = check.result;
+  const bool passed = r.verdict == Verdict::pass;
+  Style style;
+  style.verbose = true;
+  std::vector<std::string> messages = check_messages(style, spec, r, check.score);
+  std::string out = fmt::format(
+      "<section class=\"check {6}\" id=\"{1}\">\n<h3><span class=\"badge {0}\">{0}</span> {2}: {3} <span "
+      "class=\"pts\">{4:.2f} / {5:g}</span></h3>\n",
+      spelling(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), check.score.points,
+      check.score.max_points, passed ? "passed" : "failed");
+  const std::string chart = spec.kind == CheckKind::speed
+                                ? speed_chart_svg(speed_chart(r), fmt::format("{}: {}", lab_id, spec.id))
+                                : "";
+  const std::string gauge = speed_gauge_svg(spec, r);
+  if (passed) {
+    std::string rest;
+    for (const auto& m : messages) rest += m + "\n";
+    out += gauge;
+    if (!rest.empty() || !chart.empty())
+      out += "<details><summary>details</summary>\n" +
+             (rest.empty() ? std::string() : "<pre>" + html_escape(rest) + "</pre>\n") + chart +
+             "</details>\n";
+    return out + "</section>\n";
+  }
+  const std::string diagnosis = check_diagnosis(check);
+  if (!diagnosis.empty() && !messages.empty()) {
+    // The diagnosis is the first line of the first message: the rest of
+    // that message stays with the others, below.
+    const std::size_t eol = messages.front().find('\n');
+    if (eol == std::string::npos)
+      messages.erase(messages.begin());
+    else
+      messages.front().erase(0, eol + 1);
+    out += "<div class=\"diagnosis\">" + html_escape(diagnosis) + "</div>\n";
+  }
+  out += gauge + chart;
+  std::string rest;
+  for (const auto& m : messages) rest += m + "\n";
+  if (!rest.empty()) out += "<pre class=\"evidence\">" + html_escape(rest) + "</pre>\n";
+  return out + "</section>\n";
 }
 
 }  // namespace
@@ -290,10 +527,7 @@ std::string report_html(const GradeDocument& g) {
           "{5:g}</td><td class=\"num\">{6:.1f} s</td></tr>\n",
           spelling(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points, s.max_points,
           r.seconds);
-      details += fmt::format("<h3 id=\"{}\">{}</h3>\n<pre>{}</pre>\n", anchor, html_escape(spec.name),
-                             html_escape(check_output(check)));
-      if (spec.kind == CheckKind::speed)
-        details += speed_chart_svg(speed_chart(r), fmt::format("{}: {}", lab.id, spec.id));
+      details += check_section(lab.id, check, anchor);
     }
     body += "</table>\n" + details;
   }
@@ -304,6 +538,54 @@ std::string report_html(const GradeDocument& g) {
   }
   return page("cudalab: " + g.id, body);
 }
+
+namespace {
+
+// The class view as tables, a lab at a time: each check that someone failed
+// or could not run, how many of the class, and the three diagnoses most of
+// them failed with, each with its share of the class.
+std::string class_tables(const ClassView& v) {
+  std::string out =
+      "<h2>Where the class lost points</h2>\n<p class=\"note\">Per check: the submissions that "
+      "failed it, and the three diagnoses they failed with most often, grouped with their numbers "
+      "and shapes replaced by # (\"K=9 at M=17\" and \"K=5 at M=33\" are one), each with its "
+      "share of the submissions the check ran for. class.csv has the same.</p>\n";
+  std::string lab;
+  bool open = false;
+  for (const ClassCheck& c : v.checks) {
+    if (c.lab != lab) {
+      if (open) out += "</table>\n";
+      lab = c.lab;
+      out += "<h3>" + html_escape(lab) +
+             "</h3>\n<table class=\"class\">\n<tr><th>check</th><th>failed</th><th>not run</th><th "
+             "class=\"share\">most common diagnoses</th></tr>\n";
+      open = true;
+    }
+    if (c.kind == "lab" && c.failed == 0) continue;  // every submission's lab was graded
+    const double of = std::max(1, c.of);
+    std::string diagnoses;
+    for (std::size_t i = 0; i < c.diagnoses.size() && i < 3; ++i) {
+      const double share = c.diagnoses[i].count / of;
+      diagnoses += fmt::format(
+          "<div class=\"diag\"><span class=\"sharebar\" style=\"width:{:.0f}px\"></span>{:.0f}% of the class "
+          "({} of {}): {}</div>",
+          std::max(2.0, 80 * share), 100 * share, c.diagnoses[i].count, c.of,
+          html_escape(c.diagnoses[i].text));
+    }
+    if (c.diagnoses.size() > 3)
+      diagnoses += fmt::format("<div class=\"note\">and {} other diagnoses</div>", c.diagnoses.size() - 3);
+    out += fmt::format(
+        "<tr><td>{}{}</td><td class=\"num\">{} of {} ({:.0f}%)</td><td class=\"num\">{}</td><td "
+        "class=\"share\">{}</td></tr>\n",
+        html_escape(c.check),
+        c.name.empty() ? "" : "<br><span class=\"note\">" + html_escape(c.name) + "</span>", c.failed, c.of,
+        100 * c.failed / of, c.not_run, diagnoses);
+  }
+  if (open) out += "</table>\n";
+  return out;
+}
+
+}  // namespace
 
 std::string batch_html(const BatchView& batch) {
   std::vector<std::vector<std::string>> rows;
@@ -322,7 +604,8 @@ std::string batch_html(const BatchView& batch) {
       }
     const int most = std::max(1, *std::max_element(bins.begin(), bins.end()));
     Frame f;
-    f.height = 200;
+    f.height = 220;
+    f.bottom = 44;
     std::string svg = svg_open(f, fmt::format("{}: points of {} submissions", labs[l], rows.size()));
     const double w = f.plot_w() / 10, y0 = f.top + f.plot_h();
     for (int b = 0; b < 10; ++b) {
@@ -341,18 +624,35 @@ std::string batch_html(const BatchView& batch) {
     }
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{:g}</text>\n",
                        f.left + 10 * w, y0 + 16, max);
+    // The axes' titles; the count axis's 0 and its largest bar.
+    svg += fmt::format(
+        "<text class=\"axis x\" x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\">points (of "
+        "{:g})</text>\n<text class=\"axis y\" x=\"18\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 18 {:.1f})\">number of submissions</text>\n",
+        f.left + f.plot_w() / 2, f.height - 6, max, f.top + f.plot_h() / 2, f.top + f.plot_h() / 2);
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2:.1f}\" stroke=\"#999\"/><text x=\"{3}\" "
+        "y=\"{4:.1f}\" "
+        "font-size=\"11\" text-anchor=\"end\">0</text><text x=\"{3}\" y=\"{5:.1f}\" font-size=\"11\" "
+        "text-anchor=\"end\">{6}</text>\n",
+        f.left, y0, f.top, f.left - 6, y0, y0 - (f.plot_h() - 16) + 4, most);
     body += "<figure>" + svg + "</svg></figure>\n";
   }
-  body += "<table>\n<tr><th>submission</th><th>total</th>";
+  body += class_tables(class_view(batch));
+  body += "<h2>Submissions</h2>\n<table>\n<tr><th>submission</th><th>total</th>";
   for (const auto& l : labs) body += "<th>" + html_escape(l) + "</th>";
-  body += "</tr>\n";
-  for (const auto& row : rows) {
+  body += "<th>status</th></tr>\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
     if (row.size() < 3) continue;
     body += fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td class=\"num\">{1} / {2}</td>",
                         html_escape(row[0]), html_escape(row[1]), html_escape(row[2]));
     for (std::size_t l = 0; l < labs.size(); ++l)
       body += "<td>" + (row.size() > 3 + l ? html_escape(row[3 + l]) : std::string()) + "</td>";
-    body += "</tr>\n";
+    const SubmissionStatus st = submission_status(batch.entries[i]);
+    body += fmt::format("<td class=\"{}\">{}</td></tr>\n",
+                        st.word == "graded" && st.days_late == 0 ? "status-graded" : "status-bad",
+                        html_escape(st.text()));
   }
   body += "</table>\n";
   return page("cudalab: batch", body);

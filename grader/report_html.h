@@ -5,8 +5,10 @@
 // roofline (arithmetic intensity against achieved GFLOP/s, under the GPU's
 // DRAM slope and FP32 roof) when the kernel computes, a bandwidth chart
 // (achieved GB/s against the DRAM peak) when it only moves data (a
-// transpose), with the reference and the lab's foils on it. The batch's
-// index.html lists the submissions and each lab's score distribution.
+// transpose, a vector add), with the reference and the lab's foils on it,
+// and a gauge of its ratio against the pass and full-credit thresholds. The
+// batch's index.html lists the submissions, each lab's score distribution
+// and where the class failed (class_view.h).
 // Self-contained: inline CSS and SVG, no script, nothing fetched; Gradescope
 // can show it too (output_format "html"). Host-only (tested).
 #pragma once
@@ -36,16 +38,33 @@ struct SpeedChart {
   double bytes = 0, flops = 0;  // one call's compulsory DRAM traffic and FP32 work
   double peak_dram_gbs = 0, peak_fp32_gflops = 0;
   std::vector<ChartPoint> points;
+  // No FP32 work, or so little per byte that even the compulsory traffic
+  // keeps the kernel under the DRAM slope (left of the ridge: a vector add,
+  // a transpose): its chart is GB/s against the DRAM peak, with no FP32
+  // share. Otherwise a roofline.
+  bool memory_bound() const;
 };
 SpeedChart speed_chart(const CheckResult& r);
 // The chart as inline SVG ("" without points).
 std::string speed_chart_svg(const SpeedChart& c, const std::string& title);
 
+// A speed check's ratio (its "ratio" measurement) on a scale with the
+// lab.toml thresholds marked: where credit starts (credit.zero_at), the pass
+// line (min_ratio) and full credit (credit.full_at), each labelled with its
+// number, the student's ratio a point labelled "you: 1.12x"; "" for a check
+// that is not a speed check or has no ratio (not timed, CPU mode).
+std::string speed_gauge_svg(const CheckSpec& spec, const CheckResult& r);
+
+// The page of one grade: the total, then each lab's checks in a table, then
+// each check: a failing one's diagnosis first (check_diagnosis, in a block
+// of its own), a speed check's gauge and chart, then its other messages; a
+// check that passed in one line, its messages and chart folded away.
 std::string report_html(const GradeDocument& g);
 
-// The batch's page: a row per submission (its total and each lab's points,
-// linked to its report.html) and each lab's score distribution. rows: the
-// gradebook's cells (grades.csv without its header).
+// The batch's page: each lab's score distribution (points against the
+// number of submissions), the class view (class_view.h: per check, how many
+// failed it and their three most common diagnoses), and a row per submission
+// (its total, each lab's points, linked to its report.html, and its status).
 std::string batch_html(const BatchView& batch);
 
 }  // namespace cudalab

@@ -14,7 +14,7 @@ ExportCommand::ExportCommand(CLI::App& app)
     : Command(app, "export",
               "Write a graded submission's views again from its grade.json, without grading (results.json, "
               "prairielearn.json, junit.xml, grade.csv, report.txt, report.html; for a batch's folder also "
-              "grades.csv and index.html)") {
+              "grades.csv, index.html and class.csv)") {
   sub_->add_option("results", dirs_, "a submission's results folder, or a batch's --out folder")
       ->required()
       ->check(CLI::ExistingDirectory);

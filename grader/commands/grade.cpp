@@ -364,8 +364,8 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
     return !todo.empty() && !any_gpu ? kNoGpu : kOk;
   }
   write_batch_views(batch, out);
-  fmt::print("\n{} submissions; gradebook: {}; pages: {}\n", entries.size(), (out / "grades.csv").string(),
-             (out / "index.html").string());
+  fmt::print("\n{} submissions; gradebook: {}; pages: {}; class view: {}\n", entries.size(),
+             (out / "grades.csv").string(), (out / "index.html").string(), (out / "class.csv").string());
   if (intake) {
     Gradebook book;
     book.platform = intake->platform;

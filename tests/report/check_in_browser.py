@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""report.html in a real browser: the unit tests write a page with
-a speed check's roofline (made-up results, CUDALAB_REPORT_OUT), Debian's
-headless Chromium screenshots it, and the screenshot must show the chart: the
-student's point in its red and the roof's dark line, inside the chart's area.
+"""report.html and a batch's index.html in a real browser: the unit tests
+write a page with a speed check's roofline (made-up results,
+CUDALAB_REPORT_OUT) and a batch page with its histogram and class view
+(testbed::class_batch(), CUDALAB_INDEX_OUT); Debian's headless Chromium
+screenshots each (report.png, index.png in WORK_DIR, to look at), and they
+must show what matters: the student's point in its red and the roof's dark
+line; the histogram's blue bars and the class view's orange share bars.
 Exit 77 (skipped) where Chromium is not installed.
 
     python3 tests/report/check_in_browser.py UNIT_TESTS_BINARY WORK_DIR
@@ -68,16 +71,22 @@ def main():
         return 77
     os.makedirs(work, exist_ok=True)
     page, shot = os.path.join(work, "report.html"), os.path.join(work, "report.png")
-    for f in (page, shot):
+    index, index_shot = os.path.join(work, "index.html"), os.path.join(work, "index.png")
+    for f in (page, shot, index, index_shot):
         if os.path.exists(f):
             os.remove(f)
-    env = dict(os.environ, CUDALAB_REPORT_OUT=page)
-    subprocess.run([unit, "report.html for the browser test is written where it is asked for"], env=env,
-                   check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    "--window-size=1000,1400", f"--screenshot={shot}", "file://" + os.path.abspath(page)],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
-    width, height, rows = read_png(shot)
+    env = dict(os.environ, CUDALAB_REPORT_OUT=page, CUDALAB_INDEX_OUT=index)
+    for case in ("report.html for the browser test is written where it is asked for",
+                 "index.html for the browser test is written where it is asked for"):
+        subprocess.run([unit, case], env=env, check=True, stdout=subprocess.DEVNULL)
+
+    def screenshot(html, png, height):
+        subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                        f"--window-size=1000,{height}", f"--screenshot={png}", "file://" + os.path.abspath(html)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        return read_png(png)
+
+    width, height, rows = screenshot(page, shot, 1400)
     # The student's colour, tightly (the failed check's badge is another red).
     red = [(x, y) for y in range(height) for x in range(width) if near(rows[y][x], (0xd6, 0x27, 0x28), 12)]
     # The FP32 roof: a horizontal dark line hundreds of pixels long; text never makes such a run.
@@ -95,9 +104,21 @@ def main():
         problems.append("the student's point is not on the page")
     if longest < 100:
         problems.append("the roofline's FP32 ceiling is not drawn")
+
+    width, height, rows = screenshot(index, index_shot, 1200)
+    blue = sum(1 for y in range(height) for x in range(width) if near(rows[y][x], (0x1f, 0x77, 0xb4), 12))
+    orange = sum(1 for y in range(height) for x in range(width) if near(rows[y][x], (0xe0, 0x7b, 0x39), 12))
+    print(f"index screenshot {width}x{height}: {blue} pixels of the histogram's blue, "
+          f"{orange} of the class view's share bars")
+    # Six submissions in four bins of a 550-px wide, 150-px high plot: thousands of pixels.
+    if blue < 2000:
+        problems.append("the histogram's bars are not on the batch page")
+    # Three share bars (50%, 25%, 2 of 6 not graded), 10 px high.
+    if orange < 300:
+        problems.append("the class view's share bars are not on the batch page")
     for p in problems:
         print("FAIL:", p)
-    print("report in a browser: " + ("ok" if not problems else "FAILED") + f" ({shot})")
+    print("report in a browser: " + ("ok" if not problems else "FAILED") + f" ({shot}, {index_shot})")
     return 1 if problems else 0
 
 

@@ -1,8 +1,10 @@
 // report.html and the batch's index.html (grader/report_html.h): what a
 // student and an instructor look at, built from a grade made up here.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "course.h"
 #include "cudalab/catch.h"
@@ -165,4 +167,200 @@ TEST_CASE("report.html for the browser test is written where it is asked for", "
     f << html;
     REQUIRE(f.good());
   }
+}
+
+TEST_CASE("index.html for the browser test is written where it is asked for", "[unit][report-html]") {
+  // tests/report/check_in_browser.py sets CUDALAB_INDEX_OUT and screenshots
+  // the batch page of testbed::class_batch(): its histogram and class view.
+  const std::string html = batch_html(testbed::class_batch());
+  REQUIRE(html.find("class=\"sharebar\"") != std::string::npos);
+  if (const char* out = std::getenv("CUDALAB_INDEX_OUT")) {
+    std::ofstream f(out);
+    f << html;
+    REQUIRE(f.good());
+  }
+}
+
+namespace {
+
+// The report of a grade with lab 03's two checks: 'square' as given, 'fast'
+// the timed matmul above.
+std::string report_of(const GradedCheck& square, double student_ms,
+                      std::vector<std::string> fast_failures = {}) {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument d;
+  d.id = "alice";
+  d.gpu = true;
+  d.gpu_line = "NVIDIA H100 80GB HBM3";
+  GradedLab lab;
+  lab.id = "03_tiling", lab.title = spec.title, lab.max_points = 30;
+  GradedCheck fast = testbed::graded_check(spec.checks[1], Verdict::fail, std::move(fast_failures));
+  fast.result.measurements = timed_matmul(student_ms).measurements;
+  lab.checks = {square, fast};
+  d.labs.push_back(lab);
+  return report_html(d);
+}
+
+// The text of every <text> of an SVG, its <tspan> lines joined by spaces.
+std::vector<std::string> svg_texts(const std::string& svg) {
+  std::vector<std::string> out;
+  for (std::size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
+    const std::size_t end = svg.find("</text>", at);
+    std::string inner = svg.substr(svg.find('>', at) + 1, end - svg.find('>', at) - 1), text;
+    bool tag = false;
+    for (std::size_t i = 0; i < inner.size(); ++i) {
+      if (inner[i] == '<') {
+        tag = true;
+        if (inner.compare(i, 7, "<tspan ") == 0 && !text.empty()) text += ' ';
+      } else if (inner[i] == '>') {
+        tag = false;
+      } else if (!tag) {
+        text += inner[i];
+      }
+    }
+    out.push_back(text);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a failing check opens with its diagnosis in a block of its own, before its numbers",
+          "[unit][report-html]") {
+  const LabSpec spec = testbed::tiled_lab();
+  const std::string html =
+      report_of(testbed::graded_check(spec.checks[0], Verdict::pass), 0.43,
+                {"matmul_tiled runs at 1.00x the speed of the naive kernel; this check needs 1.30x",
+                 "Diagnosis: every thread reloads its tile from global memory inside the k loop."});
+  const std::size_t section = html.find("<section class=\"check failed\" id=\"03_tiling-fast\">");
+  const std::size_t diagnosis = html.find(
+      "<div class=\"diagnosis\">Diagnosis: every thread reloads its tile from global memory inside the k "
+      "loop.</div>");
+  const std::size_t gauge = html.find("<svg", section);
+  const std::size_t evidence = html.find("<pre class=\"evidence\">", section);
+  const std::size_t ratio_line = html.find("runs at 1.00x the speed of the naive kernel", section);
+  REQUIRE(section != std::string::npos);
+  REQUIRE(diagnosis != std::string::npos);
+  REQUIRE(evidence != std::string::npos);
+  CHECK(section < diagnosis);
+  CHECK(diagnosis < gauge);
+  CHECK(gauge < evidence);
+  CHECK(evidence < ratio_line);
+  // The diagnosis once, not again in the evidence.
+  const std::size_t lead = html.find("Diagnosis: every thread");
+  CHECK(lead > diagnosis);
+  CHECK(html.find("Diagnosis: every thread", lead + 1) == std::string::npos);
+  // The check that passed: one line, no diagnosis, its messages folded.
+  const std::size_t passed = html.find("<section class=\"check passed\" id=\"03_tiling-square\">");
+  REQUIRE(passed != std::string::npos);
+  CHECK(html.find("class=\"diagnosis\"", passed) > html.find("</section>", passed));
+}
+
+TEST_CASE("a speed check's gauge marks the pass and full-credit thresholds and the student's ratio",
+          "[unit][report-html]") {
+  CheckSpec spec;
+  spec.id = "vector-speed", spec.kind = CheckKind::speed;
+  spec.numbers["min_ratio"] = 0.85;
+  spec.credit = Credit{0.30, 0.90};
+  CheckResult r;
+  r.kind = CheckKind::speed;
+  r.measurements = {{"ratio", 0.62, "x"}};
+  const std::string svg = speed_gauge_svg(spec, r);
+  const auto texts = svg_texts(svg);
+  const auto has = [&](const std::string& t) {
+    return std::find(texts.begin(), texts.end(), t) != texts.end();
+  };
+  CHECK(has("pass: 0.85x"));
+  CHECK(has("full credit: 0.90x"));
+  CHECK(has("you: 0.62x"));
+  CHECK(svg.find("class=\"threshold pass\"") != std::string::npos);
+  CHECK(svg.find("class=\"threshold full\"") != std::string::npos);
+  CHECK(
+      svg.find(
+          "No points at or below 0.30x, partial credit between 0.30x and 0.90x, full credit from 0.90x; the "
+          "check passes from 0.85x") != std::string::npos);
+  // The student's point left of the pass line: below it.
+  const auto x_of = [&](const std::string& cls, const char* attr) {
+    const std::size_t at = svg.find(cls);
+    REQUIRE(at != std::string::npos);
+    const std::size_t v = svg.find(attr, at) + std::string(attr).size();
+    return std::atof(svg.c_str() + v);
+  };
+  CHECK(x_of("class=\"point student\"", "cx=\"") < x_of("class=\"threshold pass\"", "x1=\""));
+  CHECK(x_of("class=\"threshold pass\"", "x1=\"") < x_of("class=\"threshold full\"", "x1=\""));
+  // The two labels 0.05x apart do not overlap: the second goes on another row.
+  const std::size_t p = svg.find(">pass: 0.85x<"), f = svg.find(">full credit: 0.90x<");
+  const auto y_before = [&](std::size_t at) {
+    const std::size_t y = svg.rfind("y=\"", at);
+    return std::atof(svg.c_str() + y + 3);
+  };
+  CHECK(y_before(p) != y_before(f));
+
+  // Lab 03's 'fast': full credit where it passes, one line.
+  const LabSpec lab = testbed::tiled_lab();
+  CheckResult t = timed_matmul(0.43);
+  const std::string one = speed_gauge_svg(lab.checks[1], t);
+  CHECK(one.find(">pass and full credit: 1.30x<") != std::string::npos);
+  CHECK(one.find(">you: 1.00x<") != std::string::npos);
+  // Not timed: no ratio, no gauge; a correctness check never has one.
+  CHECK(speed_gauge_svg(spec, CheckResult{}).empty());
+  CHECK(speed_gauge_svg(lab.checks[0], t).empty());
+  // And report.html draws it for each timed speed check.
+  CHECK(report_of(testbed::graded_check(lab.checks[0], Verdict::pass), 0.43).find("class=\"gauge\"") !=
+        std::string::npos);
+}
+
+TEST_CASE("a memory-bound kernel is placed against the DRAM roof only, with no share of the FP32 peak",
+          "[unit][report-html]") {
+  // Lab 01's vector add at 2^26: one FLOP per 12 bytes, far left of the ridge.
+  CheckResult v;
+  v.kind = CheckKind::speed;
+  const double n = 67108864;
+  v.measurements = {{"student_ms", 0.26, "ms"},
+                    {"reference_ms", 0.255, "ms"},
+                    {"chart_bytes", 12 * n, "B"},
+                    {"chart_flops", n, "FLOP"},
+                    {"chart_peak_dram_gbs", 3352, "GB/s"},
+                    {"chart_peak_fp32_gflops", 66908, "GFLOP/s"}};
+  const SpeedChart c = speed_chart(v);
+  CHECK(c.memory_bound());
+  CHECK_FALSE(speed_chart(timed_matmul(0.43)).memory_bound());
+  const std::string svg = speed_chart_svg(c, "01_coalescing: vector-speed");
+  CHECK(svg.find("class=\"bar student\"") != std::string::npos);
+  CHECK(svg.find("DRAM peak 3352 GB/s") != std::string::npos);
+  // 805 MB in 0.26 ms: 3097 GB/s, 92% of the peak.
+  CHECK(svg.find("your kernel: 3097 GB/s (0.260 ms, 92% of the DRAM peak)") != std::string::npos);
+  CHECK(svg.find("FP32") == std::string::npos);
+  CHECK(svg.find("GFLOP/s") == std::string::npos);
+}
+
+TEST_CASE("a chart's labels are drawn whole, wrapped where long, never cut", "[unit][report-html]") {
+  CheckResult t;
+  t.kind = CheckKind::speed;
+  t.measurements = {{"student_ms", 0.40, "ms"},
+                    {"reference_ms", 0.197, "ms"},
+                    {"chart_bytes", 536870912, "B"},
+                    {"chart_flops", 0, "FLOP"},
+                    {"chart_peak_dram_gbs", 3352, "GB/s"},
+                    {"unpadded_ratio", 0.6, "x"},
+                    {"shared_but_bank_conflicted_everywhere_ratio", 0.5, "x"}};
+  const std::string svg = speed_chart_svg(speed_chart(t),
+                                          "04_transpose: speed, a title long enough that it "
+                                          "would run past the right edge of the chart if drawn "
+                                          "on one line");
+  const auto texts = svg_texts(svg);
+  const auto has = [&](const std::string& s) {
+    return std::find(texts.begin(), texts.end(), s) != texts.end();
+  };
+  CHECK(has("unpadded (foil)"));
+  CHECK(has("shared_but_bank_conflicted_everywhere (foil)"));
+  CHECK(has("your kernel"));
+  CHECK(
+      has("04_transpose: speed, a title long enough that it would run past the right edge of the chart if "
+          "drawn on one line"));
+  for (const auto& s : texts) CHECK_FALSE(s.find("(foi.") != std::string::npos);
+  // Each bar's label, right-aligned to the bar's start, fits left of it.
+  const std::size_t bar = svg.find("class=\"bar");
+  const double bars_x = std::atof(svg.c_str() + svg.find("x=\"", bar) + 3);
+  CHECK(bars_x >= 0.62 * 11 * std::string("unpadded (foil)").size());
 }

@@ -9,6 +9,7 @@
 
 #include "calibrate.h"
 #include "course.h"
+#include "export.h"
 #include "grade_document.h"
 
 namespace testbed {
@@ -58,6 +59,80 @@ inline cudalab::calibration::Measured measured(const std::string& variant, bool 
   x.runs = static_cast<int>(ratios.size());
   x.ratios = std::move(ratios);
   return x;
+}
+
+// A check of a grade document as the grader leaves it: `spec` from the lab,
+// a verdict and its messages, the points it got.
+inline cudalab::GradedCheck graded_check(const cudalab::CheckSpec& spec, cudalab::Verdict verdict,
+                                         std::vector<std::string> failures = {}) {
+  cudalab::GradedCheck c;
+  c.spec = spec;
+  c.result.id = spec.id, c.result.name = spec.name, c.result.kind = spec.kind;
+  c.result.verdict = verdict;
+  c.result.failures = std::move(failures);
+  c.score.max_points = spec.points;
+  c.score.points = verdict == cudalab::Verdict::pass ? spec.points : 0;
+  return c;
+}
+
+// A class of six hand-ins of tiled_lab(), for the class view: alice passes
+// both checks; bob and carol fail 'square' at the ragged edge, on different
+// shapes (one diagnosis once the numbers are out); dave fails it with
+// another diagnosis; erin's lab did not compile and she was 2 days late;
+// frank's hand-in has no grade (the export listed no files).
+inline cudalab::BatchView class_batch() {
+  using namespace cudalab;
+  const LabSpec spec = tiled_lab();
+  BatchView b;
+  b.lab_ids = {"03_tiling"};
+  b.lab_max = {30};
+  const auto graded = [&](const std::string& id, std::vector<GradedCheck> checks) {
+    GradeDocument d;
+    d.id = id;
+    d.max_score = 30;
+    GradedLab lab;
+    lab.id = "03_tiling", lab.title = spec.title, lab.max_points = 30;
+    lab.checks = std::move(checks);
+    for (const auto& c : lab.checks) lab.points += c.score.points;
+    d.score = lab.points;
+    d.labs.push_back(lab);
+    return d;
+  };
+  const auto square = [&](Verdict v, std::vector<std::string> f = {}) {
+    return graded_check(spec.checks[0], v, std::move(f));
+  };
+  const auto fast = [&](Verdict v, std::vector<std::string> f = {}) {
+    return graded_check(spec.checks[1], v, std::move(f));
+  };
+  b.entries.push_back({"alice", graded("alice", {square(Verdict::pass), fast(Verdict::pass)}), ""});
+  b.entries.push_back(
+      {"bob",
+       graded("bob", {square(Verdict::fail, {"C(16, 0) is 3.5, expected 4.25",
+                                             "Diagnosis: the last tile reads past the edge: K=9 at M=17."}),
+                      fast(Verdict::not_run, {"not timed: 'square' failed"})}),
+       ""});
+  b.entries.push_back(
+      {"carol",
+       graded("carol", {square(Verdict::fail, {"Diagnosis: the last tile reads past the edge: K=5 at M=33.\n"
+                                               "C(32, 4) is 0, expected 7.5"}),
+                        fast(Verdict::not_run, {"not timed: 'square' failed"})}),
+       ""});
+  b.entries.push_back(
+      {"dave",
+       graded("dave",
+              {square(Verdict::crash, {"Diagnosis: a __syncthreads() that some threads never reach."}),
+               fast(Verdict::not_run, {"not timed: 'square' failed"})}),
+       ""});
+  GradeDocument erin = graded("erin", {});
+  erin.labs[0].status = LabStatus::build_failed;
+  erin.labs[0].message = "matmul_tiled.cu(12): error: identifier \"tile\" is undefined";
+  LatePenalty late;
+  late.due = "2025-03-01T23:59:00+01:00", late.days = 2, late.per_day = 0.1, late.fraction = 0.2;
+  late.reason = "2 days late: 20% of the points taken";
+  erin.late = late;
+  b.entries.push_back({"erin", erin, ""});
+  b.entries.push_back({"frank", std::nullopt, "the export lists it without files"});
+  return b;
 }
 
 }  // namespace testbed
