@@ -11,7 +11,9 @@
       runs the primer's example (handouts/examples/primer_scale.cu, built by
       handouts/meson.build) and checks that it prints OK, and prints exactly
       the output handouts/00_cuda_primer.md shows, so neither can drift from
-      the other. --gpu: the nvcc build, skipped (77) without a visible GPU.
+      the other; in CPU mode, that the names its gdb session prints
+      (simt_threadIdx, simt_blockIdx) are symbols of the binary. --gpu: the
+      nvcc build, skipped (77) without a visible GPU.
 """
 import argparse
 import glob
@@ -114,6 +116,13 @@ def run_example(root, binary, gpu):
     want = shown_output(root)
     if check(want is not None, f"{PRIMER} shows no output after the command that runs the example"):
         check(p.stdout == want, f"{binary} printed\n{p.stdout}\nbut {PRIMER} shows\n{want}")
+    if not gpu:
+        # The primer's gdb session names CPU mode's built-ins by their symbols.
+        text = read(os.path.join(root, PRIMER))
+        symbols = subprocess.run(["nm", binary], capture_output=True, text=True).stdout.split()
+        for name in ("simt_threadIdx", "simt_blockIdx"):
+            check(name in text, f"{PRIMER} no longer shows gdb the name {name}")
+            check(name in symbols, f"{PRIMER} tells gdb to print {name}, which {binary} does not define")
 
 
 def main():
