@@ -151,7 +151,9 @@ STUDENT_README = """\
 
 Graded labs on the CUDA memory hierarchy. Each lab is a folder in `labs/` with a
 file to complete (the `TODO(labN)` items), its checks and its `lab.toml`; the
-handout for each is in `handouts/`.
+handout for each is in `handouts/`. New to CUDA? Start with
+`handouts/00_cuda_primer.md`: kernels and their launch, threads and blocks, shared
+memory and `__syncthreads()`, and how to test, debug and hand in a lab.
 
 {labs}
 

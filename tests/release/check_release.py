@@ -31,6 +31,11 @@ MIN_LINE = 18
 ALLOWED = {
     "int device = 0, sms = 0;": "a CUDA runtime idiom (harness/src/timing_kernels.cu has it too)",
     "if (row >= M || col >= N) return;": "handouts/02_naive_matmul.md gives the bounds check as a hint",
+    # The global index, CUDA's first idiom: handouts/01_coalescing.md and 02_naive_matmul.md give
+    # it (without `const int`), and the primer (handouts/00_cuda_primer.md) and its example teach it.
+    "const int i = blockIdx.x * blockDim.x + threadIdx.x;": "the primer's global index in one dimension",
+    "const int col = blockIdx.x * blockDim.x + threadIdx.x;": "the primer's global index in two dimensions",
+    "const int row = blockIdx.y * blockDim.y + threadIdx.y;": "the primer's global index in two dimensions",
 }
 
 failures = []
