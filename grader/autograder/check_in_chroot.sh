@@ -103,7 +103,7 @@ say "setup.sh (apt-get install, cudalab grade --prepare)"
 in_chroot /autograder/source/grader/autograder/setup.sh || die "setup.sh"
 in_chroot bash -c 'echo "versions:"; . /etc/os-release; echo "  $PRETTY_NAME"
   dpkg-query -W -f "  \${Package} \${Version}\n" catch2 libfmt-dev libtomlplusplus-dev nlohmann-json3-dev \
-    libcli11-dev libpugixml-dev meson ninja-build
+    libcli11-dev libpugixml-dev libyaml-cpp-dev meson ninja-build
   g++ --version | head -1 | sed "s/^/  /"; nvcc --version | grep -o "release.*" | sed "s/^/  nvcc /"'
 grep -q CUDALAB_CATCH_V3_BUILD "$root/autograder/source/build/build.ninja" ||
   die "the build did not choose Catch2 v3 (no CUDALAB_CATCH_V3_BUILD in build/build.ninja)"
