@@ -60,6 +60,39 @@ TEST_CASE("Right on multiples of the tile and wrong elsewhere leads with the bou
   CHECK_THAT(s, !Catch::Contains("race"));
 }
 
+TEST_CASE("Two checks of one kernel without boundary checks name the same tile, its block's side",
+          "[unit][diagnosis]") {
+  // Lab 03's checks on a tiled matmul without boundary checks: the memory
+  // check's shapes split by 8 as well (right at 64^3 only), the ragged check's
+  // do not (1000^3 is a multiple of 8 and wrong). Both launch 16 x 16 blocks.
+  const auto launched = [](ShapeFacts f) {
+    f.launch = "matmul_tiled_kernel<<<grid (4, 4, 1), block (16, 16, 1)>>>";
+    return f;
+  };
+  std::vector<ShapeFacts> memory = {launched(shape("M=17 N=33 K=9", false)),
+                                    launched(shape("M=513 N=257 K=129", false)),
+                                    launched(shape("M=64 N=64 K=64", true))};
+  memory[0].memory = {"wrote 4 bytes past the end of C (4 bytes after it): threads past the edge store"};
+  std::vector<ShapeFacts> ragged = {
+      launched(shape("M=1 N=1 K=1", false)), launched(shape("M=17 N=33 K=9", false)),
+      launched(shape("M=64 N=64 K=100", false)), launched(shape("M=1000 N=1000 K=1000", false)),
+      launched(shape("M=64 N=64 K=64", true))};
+  const std::string m = lead(memory), r = lead(ragged);
+  INFO(m);
+  INFO(r);
+  CHECK_THAT(m, Catch::Contains("multiples of 16"));
+  CHECK_THAT(r, Catch::Contains("multiples of 16"));
+  // The write outside is said where it is said, not promised "(below)":
+  // the lines under a lead need not hold it.
+  CHECK_THAT(m, !Catch::Contains("(below)"));
+  CHECK_THAT(m,
+             Catch::Contains("write outside the buffers there (at M=17 N=33 K=9: wrote 4 bytes past the end "
+                             "of C (4 bytes after it))"));
+  // Without a launch (the grader's evidence), the smallest tile that splits.
+  for (auto& f : memory) f.launch.clear();
+  CHECK_THAT(lead(memory), Catch::Contains("multiples of 8"));
+}
+
 TEST_CASE("A split by the tile leads with the boundary checks even when a rerun changes the values",
           "[diagnosis][harness]") {
   // Threads past the edge read memory outside A and B, which differs between
