@@ -253,6 +253,9 @@ std::string never_written(std::size_t n, const std::string& output) {
 std::string outside_fact(const ShapeFacts& f) {
   std::string s = f.memory.empty() ? "" : f.memory.front();
   if (const auto cut = s.find("): "); cut != std::string::npos) s.resize(cut + 1);
+  // "(first at C[1]), which holds one value: a thread past the end ... or a
+  // store at an index like C[blockIdx.x]": a one-value output's guess too.
+  if (const auto cut = s.find("), which holds"); cut != std::string::npos) s.resize(cut + 1);
   return s;
 }
 

@@ -29,7 +29,8 @@ std::vector<std::string> lines_of(const std::vector<std::string>& messages) {
   for (const auto& m : messages) {
     std::istringstream in(m);
     for (std::string l; std::getline(in, l);)
-      if (const auto start = l.find_first_not_of(" \t"); start != std::string::npos) out.push_back(l.substr(start));
+      if (const auto start = l.find_first_not_of(" \t"); start != std::string::npos)
+        out.push_back(l.substr(start));
   }
   return out;
 }
@@ -86,12 +87,15 @@ min_ratio = 0.8
 
 // labs/04_transpose/test_transpose.cpp's message for a transpose too slow.
 const std::string kTransposeSlow =
-    "transpose runs at 0.58x the speed of the padded reference kernel; this check needs 0.80x. On this GPU the "
+    "transpose runs at 0.58x the speed of the padded reference kernel; this check needs 0.80x. On this GPU "
+    "the "
     "reference without padding runs at 0.58x: a ratio near that is the mark of shared-memory bank conflicts. "
     "Reading a column of a float tile[32][32] sends all 32 threads of a warp to the same bank (a 32-way bank "
-    "conflict); pad the tile by one column, tile[TILE][TILE + 1], so that a column spreads over all 32 banks. "
+    "conflict); pad the tile by one column, tile[TILE][TILE + 1], so that a column spreads over all 32 "
+    "banks. "
     "(Nsight Compute counts the conflicts: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum.) If the "
-    "tile is padded already, look at the block: 32 x 32 threads moving one element each measured as slow as no "
+    "tile is padded already, look at the block: 32 x 32 threads moving one element each measured as slow as "
+    "no "
     "padding on an H100; use TILE x BLOCK_ROWS = 32 x 8 threads, each moving 4 elements. A ratio near 0.15x, "
     "that of a transpose without shared memory, means the reads or the writes are not coalesced.";
 
@@ -105,16 +109,16 @@ std::string access_line(const char* space, const char* op, int at, double confli
 
 }  // namespace
 
-TEST_CASE("A padded transpose launched with 32 x 32 threads leads with the launch, and nothing after blames "
-          "the padding",
-          "[unit][explain]") {
+TEST_CASE(
+    "A padded transpose launched with 32 x 32 threads leads with the launch, and nothing after blames "
+    "the padding",
+    "[unit][explain]") {
   const LabSpec lab = transpose_lab();
   CheckResult r = failed(CheckKind::speed, {kTransposeSlow});
   r.measurements = {{"ratio", 0.58, "x"}, {"gbs", 1600, "GB/s"}};
-  const std::string report = "{\"lines\": [" + access_line("global", "load", 48, 0) + "," +
-                             access_line("shared", "store", 48, 0) + "," +
-                             access_line("global", "store", 59, 0) + "," +
-                             access_line("shared", "load", 59, 0) + "]}";
+  const std::string report =
+      "{\"lines\": [" + access_line("global", "load", 48, 0) + "," + access_line("shared", "store", 48, 0) +
+      "," + access_line("global", "store", 59, 0) + "," + access_line("shared", "load", 59, 0) + "]}";
   lead_by_access(access_lead(report, "grid (256, 256, 1), block (32, 32, 1)"), r);
   const auto lines = read(lab.checks[1], r);
   holds_one_diagnosis(lines, {"pad the tile", "mark of shared-memory bank conflicts", "bank conflict)",
@@ -142,19 +146,21 @@ namespace {
 // A correctness check that ran out of time on the GPU, as grader/checks.cpp
 // words it: the limit, then the causes it may have.
 CheckResult hung() {
-  CheckResult r = failed(CheckKind::correctness,
-                         {"the check did not finish within 10 s (the least a check gets; the reference solution "
-                          "took 0.6 s) and was stopped: the kernel or the launcher never returned",
-                          kHangCauses});
+  CheckResult r =
+      failed(CheckKind::correctness,
+             {"the check did not finish within 10 s (the least a check gets; the reference solution "
+              "took 0.6 s) and was stopped: the kernel or the launcher never returned",
+              kHangCauses});
   r.verdict = Verdict::timeout;
   return r;
 }
 
 }  // namespace
 
-TEST_CASE("A hung tiled matmul with no barrier seen leads with the loop, and offers neither the barrier nor a "
-          "grid-stride loop",
-          "[unit][explain]") {
+TEST_CASE(
+    "A hung tiled matmul with no barrier seen leads with the loop, and offers neither the barrier nor a "
+    "grid-stride loop",
+    "[unit][explain]") {
   const LabSpec lab = testbed::tiled_lab();
   CheckResult r = hung();
   CheckResult cpu = hung();  // CPU mode did not finish either
@@ -177,15 +183,17 @@ TEST_CASE("A hung tiled matmul with no barrier seen leads with the loop, and off
 
 TEST_CASE("A hang whose barrier CPU mode names drops the loop from the causes under it", "[unit][explain]") {
   CheckResult r = hung();
-  REQUIRE(merge_cpu_mode(failed(CheckKind::correctness,
-                                {"Diagnosis: a __syncthreads() that some threads never reach: at M=17 N=33 K=9, "
-                                 "17 threads of block (1, 1, 0) returned before the __syncthreads() at "
-                                 "matmul_tiled.cu:40."}),
-                         r, false));
+  REQUIRE(
+      merge_cpu_mode(failed(CheckKind::correctness,
+                            {"Diagnosis: a __syncthreads() that some threads never reach: at M=17 N=33 K=9, "
+                             "17 threads of block (1, 1, 0) returned before the __syncthreads() at "
+                             "matmul_tiled.cu:40."}),
+                     r, false));
   holds_one_diagnosis(read(testbed::tiled_lab().checks[0], r), {"An endless loop?", "grid-stride"});
 }
 
-TEST_CASE("Grid-stride advice is given only in labs whose launcher strides over the grid", "[unit][explain]") {
+TEST_CASE("Grid-stride advice is given only in labs whose launcher strides over the grid",
+          "[unit][explain]") {
   const std::string root = CUDALAB_SOURCE_ROOT;
   CHECK_FALSE(grid_stride_lab(load_lab(root + "/labs/03_tiling/lab.toml")));
   CHECK_FALSE(grid_stride_lab(load_lab(root + "/labs/04_transpose/lab.toml")));
@@ -210,10 +218,12 @@ std::string racecheck_output() {
                             {"Error", "Write", "41", "+0x2c0"}, {"Warning", "Read", "48", "+0x3c0"}};
   for (const auto& p : pairs) {
     const bool write = std::string(p[1]) == "Write";
-    out += fmt::format("========= {}: Race reported between {} access at {}{} in /home/s/matmul_tiled.cu:{}\n", p[0],
-                       p[1], k, p[3], p[2]);
-    out += fmt::format("=========     and {} access at {}+0x3b0 in /home/s/matmul_tiled.cu:{} [1024 hazards]\n",
-                       write ? "Read" : "Write", k, write ? "48" : "40");
+    out +=
+        fmt::format("========= {}: Race reported between {} access at {}{} in /home/s/matmul_tiled.cu:{}\n",
+                    p[0], p[1], k, p[3], p[2]);
+    out +=
+        fmt::format("=========     and {} access at {}+0x3b0 in /home/s/matmul_tiled.cu:{} [1024 hazards]\n",
+                    write ? "Read" : "Write", k, write ? "48" : "40");
     out += "=========     Saved host backtrace up to driver entry point at kernel launch time\n";
     out += "=========         Host Frame: [0x2dfbef] in libcuda.so.1\n";
     out += "=========\n";
@@ -223,9 +233,10 @@ std::string racecheck_output() {
 
 }  // namespace
 
-TEST_CASE("racecheck's report under a race lead is folded to the lines that race, and the lead stops "
-          "sending the student to racecheck",
-          "[unit][explain]") {
+TEST_CASE(
+    "racecheck's report under a race lead is folded to the lines that race, and the lead stops "
+    "sending the student to racecheck",
+    "[unit][explain]") {
   const std::string folded = summarize_sanitizer("racecheck", racecheck_output());
   INFO(folded);
   CHECK_THAT(folded, !Catch::Contains("+0x"));
@@ -244,8 +255,9 @@ TEST_CASE("racecheck's report under a race lead is folded to the lines that race
   f.pattern = ErrorPattern::scattered;
   f.rerun_changed = 2336;
   const std::string race = "Diagnosis: " + diagnosis::lead({f}) + ".";
-  CheckResult r = failed(CheckKind::correctness, {race, "matmul_tiled(M=64 N=64 K=64): C (64 x 64): 2304 of 4096 "
-                                                        "elements are wrong"});
+  CheckResult r = failed(CheckKind::correctness, {race,
+                                                  "matmul_tiled(M=64 N=64 K=64): C (64 x 64): 2304 of 4096 "
+                                                  "elements are wrong"});
   REQUIRE(merge_racecheck(failed(CheckKind::correctness, {folded}), r));
   const auto lines = read(testbed::tiled_lab().checks[0], r);
   holds_one_diagnosis(lines, {"--sanitize=racecheck", "run racecheck"});
@@ -266,12 +278,14 @@ TEST_CASE("A race's lead says what each of its counts counts", "[unit][explain]"
   INFO(lead);
   // The wrong elements as compare.cpp counts them (against the reference),
   // the changed ones as what they are (the second run against the first).
-  CHECK_THAT(lead, Catch::Contains("2304 of 4096 elements of out wrong on the first run, against the reference"));
+  CHECK_THAT(lead,
+             Catch::Contains("2304 of 4096 elements of out wrong on the first run, against the reference"));
   CHECK_THAT(lead, Catch::Contains("2336 elements came out different on the second run, against the first"));
   CHECK_THAT(lead, !Catch::Contains("elements of out changed"));
 }
 
-TEST_CASE("A speed check that failed on its ratio opens with too slow, before its metrics", "[unit][explain]") {
+TEST_CASE("A speed check that failed on its ratio opens with too slow, before its metrics",
+          "[unit][explain]") {
   const LabSpec lab = testbed::tiled_lab();
   CheckResult r;
   r.kind = CheckKind::speed, r.verdict = Verdict::fail;
@@ -282,8 +296,9 @@ TEST_CASE("A speed check that failed on its ratio opens with too slow, before it
   CHECK_THAT(lines[0], Catch::Contains("needs 1.30x"));
   CHECK_THAT(lines[1], Catch::StartsWith("gbs 106 GB/s"));
   // With the lab's own words, those come first.
-  r.failures = {"vector_add runs at 0.04x the speed of the reference kernel; this check needs 0.85x. Do "
-                "consecutive threads add consecutive elements?"};
+  r.failures = {
+      "vector_add runs at 0.04x the speed of the reference kernel; this check needs 0.85x. Do "
+      "consecutive threads add consecutive elements?"};
   CHECK_THAT(read(lab.checks[1], r).front(), Catch::StartsWith("vector_add runs at 0.04x"));
 }
 
@@ -301,9 +316,10 @@ TEST_CASE("A rejected submission's message spells std::string as a student write
         "std::vector<std::string, std::allocator<std::string > >");
 }
 
-TEST_CASE("A check's messages are refused with a late Diagnosis, a (below) with nothing below, or raw "
-          "sanitizer lines",
-          "[unit][explain]") {
+TEST_CASE(
+    "A check's messages are refused with a late Diagnosis, a (below) with nothing below, or raw "
+    "sanitizer lines",
+    "[unit][explain]") {
   CHECK(message_problem({"Diagnosis: the boundary checks.", "matmul_tiled(M=17 N=33 K=9): 1 of 561 wrong"})
             .empty());
   CHECK_THAT(message_problem({"ratio 0.5x", "Diagnosis: a race"}), Catch::Contains("not the first line"));
@@ -311,7 +327,8 @@ TEST_CASE("A check's messages are refused with a late Diagnosis, a (below) with 
              Catch::Contains("(below)"));
   CHECK(message_problem({"Diagnosis: y, reports one (below).", "racecheck: ..."}).empty());
   CHECK_THAT(message_problem({"Diagnosis: z", "at kernel(int)+0x3b0 in f.cu:40"}), Catch::Contains("raw"));
-  CHECK_THAT(message_problem({"Diagnosis: z", "RACECHECK SUMMARY: 6 hazards displayed (3 errors, 3 warnings)"}),
-             Catch::Contains("raw"));
+  CHECK_THAT(
+      message_problem({"Diagnosis: z", "RACECHECK SUMMARY: 6 hazards displayed (3 errors, 3 warnings)"}),
+      Catch::Contains("raw"));
   CHECK_FALSE(leading_cause_problem({"Diagnosis: z", "========= Invalid __global__ write"}, "z").empty());
 }

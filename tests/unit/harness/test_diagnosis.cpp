@@ -88,6 +88,14 @@ TEST_CASE("Two checks of one kernel without boundary checks name the same tile, 
   CHECK_THAT(m,
              Catch::Contains("write outside the buffers there (at M=17 N=33 K=9: wrote 4 bytes past the end "
                              "of C (4 bytes after it))"));
+  // A one-value output's write says the fact, not its two guesses.
+  memory[0].memory = {
+      "wrote 30 floats past the end of C (first at C[1]), which holds one value: a thread past "
+      "the end of the data was not stopped by a boundary check, or a store at an index like "
+      "C[blockIdx.x] where only C itself (index 0) exists"};
+  CHECK_THAT(lead(memory),
+             Catch::Contains("(at M=17 N=33 K=9: wrote 30 floats past the end of C (first at C[1]))"));
+  CHECK_THAT(lead(memory), !Catch::Contains("blockIdx.x"));
   // Without a launch (the grader's evidence), the smallest tile that splits.
   for (auto& f : memory) f.launch.clear();
   CHECK_THAT(lead(memory), Catch::Contains("multiples of 8"));
