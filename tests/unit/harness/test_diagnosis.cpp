@@ -584,6 +584,27 @@ TEST_CASE("Writes past the end at every failing shape, with a few wrong values, 
   CHECK_THAT(lead({one, small, square}), Catch::StartsWith("the values are right, but at M=1 N=1 K=1"));
 }
 
+TEST_CASE(
+    "Writes past the end at one shape and wrong values at another say both, not that the values are right",
+    "[unit][diagnosis]") {
+  // Gallery 20 (a naive matmul without a boundary check) in CPU mode: its
+  // ragged check's lead said "the values are right, but at M=1 N=1 K=1 ..."
+  // above "C (17 x 33): 225 of 561 elements are wrong".
+  ShapeFacts one = matmul(1, 1, 1, true);
+  one.memory = {
+      "wrote 30 floats past the end of C (first at C[1]), which holds one value: a thread past the end "
+      "of the data was not stopped by a boundary check, or a store at an index like C[blockIdx.x]"};
+  ShapeFacts small = matmul(17, 33, 9, false);
+  small.wrong = 225;
+  const std::string s = lead({one, small});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("threads write outside the buffers, and values are wrong: at M=1 N=1 K=1 the "
+                               "values are right but the kernel wrote 30 floats past the end of C (first at "
+                               "C[1]), and at M=17 N=33 K=9 225 of 561 elements of C are wrong"));
+  CHECK_THAT(s, !Catch::Contains("blockIdx.x"));
+}
+
 TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads with only one tile counting",
           "[diagnosis][harness]") {
   // A tiled matmul resetting its accumulator inside the loop over tiles
