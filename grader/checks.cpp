@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -101,9 +102,120 @@ class Descriptor {
 
 }  // namespace
 
+namespace {
+
+// "/x/labs/03_tiling/matmul_tiled.cu:40" -> "matmul_tiled.cu:40": the student
+// knows their file by name.
+std::string file_line(const std::string& path_line) {
+  const auto slash = path_line.find_last_of('/');
+  return slash == std::string::npos ? path_line : path_line.substr(slash + 1);
+}
+
+// One access of a sanitizer's line, "Write access at kernel(const float *,
+// ...)+0x2a0 in /x/matmul_tiled.cu:40 [2048 hazards]", folded to what the
+// student acts on: the kind, the kernel's name, the file:line, the count.
+struct Access {
+  std::string kind, kernel, where;
+  long long hazards = 0;
+};
+
+bool parse_access(const std::string& text, Access& a) {
+  const auto at = text.find(" access at ");
+  if (at == std::string::npos) return false;
+  const auto kind_from = text.rfind(' ', at == 0 ? 0 : at - 1);
+  a.kind = text.substr(kind_from == std::string::npos ? 0 : kind_from + 1,
+                       at - (kind_from == std::string::npos ? 0 : kind_from + 1));
+  const std::size_t k = at + 11;
+  const auto paren = text.find('(', k);
+  const auto plus = text.find("+0x", k);
+  a.kernel = text.substr(k, std::min(paren, plus) - k);
+  const auto in = text.find(" in ", plus == std::string::npos ? k : plus);
+  if (in != std::string::npos) {
+    std::string w = text.substr(in + 4);
+    w = w.substr(0, w.find(' '));
+    a.where = file_line(w);
+  }
+  if (const auto h = text.find(" hazard", in == std::string::npos ? k : in); h != std::string::npos) {
+    const auto open = text.rfind('[', h);
+    if (open != std::string::npos) a.hazards = std::atoll(text.c_str() + open + 1);
+  }
+  return true;
+}
+
+// A memcheck line with its offsets, parameter list and folders taken out:
+// "at k(const float *, int)+0x1c0 in /x/f.cu:30" -> "at k in f.cu:30".
+std::string fold_line(std::string text) {
+  const auto at = text.find("at ");
+  const auto plus = text.find("+0x");
+  if (at != std::string::npos && plus != std::string::npos && plus > at) {
+    const auto paren = text.find('(', at);
+    const std::size_t name_end = paren != std::string::npos && paren < plus ? paren : plus;
+    auto after = text.find(' ', plus);
+    text = text.substr(0, name_end) + (after == std::string::npos ? "" : text.substr(after));
+  }
+  if (const auto in = text.find(" in /"); in != std::string::npos) {
+    const auto end = text.find(' ', in + 4);
+    text = text.substr(0, in + 4) + file_line(text.substr(in + 4, end - in - 4)) +
+           (end == std::string::npos ? "" : text.substr(end));
+  }
+  return text;
+}
+
+// racecheck's report folded: one line per pair of lines that race (the
+// kinds, the file:lines, how many hazards), the kernel once, and the
+// summary's counts. A student reads where to put the __syncthreads(), not
+// racecheck's offsets or its 30 to 50 lines.
+std::string fold_races(const std::vector<std::string>& lines, const std::string& summary) {
+  struct Pair {
+    std::string text;
+    long long hazards = 0;
+    bool error = false;
+  };
+  std::vector<Pair> pairs;
+  std::string kernel;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    const auto rep = l.find("Race reported between ");
+    if (rep == std::string::npos) continue;
+    Access first, second;
+    if (!parse_access(l.substr(rep + 22), first)) continue;
+    if (i + 1 < lines.size()) parse_access(lines[i + 1], second);
+    if (kernel.empty()) kernel = first.kernel;
+    std::string text = fmt::format("{} at {}", first.kind, first.where.empty() ? "?" : first.where);
+    if (!second.kind.empty())
+      text += fmt::format(" and {} at {}", second.kind, second.where.empty() ? "?" : second.where);
+    const long long n = std::max(first.hazards, second.hazards);
+    const bool error = l.rfind("Error", 0) == 0;
+    auto same = std::find_if(pairs.begin(), pairs.end(), [&](const Pair& p) { return p.text == text; });
+    if (same == pairs.end())
+      pairs.push_back({text, n, error});
+    else
+      same->hazards += n, same->error |= error;
+  }
+  if (pairs.empty()) return {};
+  std::string out =
+      fmt::format("compute-sanitizer (racecheck) reported a race{}", kernel.empty() ? "" : " in " + kernel);
+  // "RACECHECK SUMMARY: 6 hazards displayed (3 errors, 3 warnings)": its counts.
+  if (const auto colon = summary.find(": "); colon != std::string::npos) {
+    std::string counts = summary.substr(colon + 2);
+    if (const auto d = counts.find(" displayed"); d != std::string::npos) counts.erase(d, 10);
+    out += ": " + counts;
+  }
+  out += ", between";
+  constexpr std::size_t kShown = 4;
+  for (std::size_t i = 0; i < pairs.size() && i < kShown; ++i)
+    out += fmt::format("{}\n  {}{}{}", i == 0 ? ":" : "", pairs[i].text,
+                       pairs[i].hazards > 0 ? fmt::format(", {} hazards", pairs[i].hazards) : "",
+                       pairs[i].error ? "" : " (a warning)");
+  if (pairs.size() > kShown) out += fmt::format("\n  and {} more pairs of lines", pairs.size() - kShown);
+  return out;
+}
+
+}  // namespace
+
 std::string summarize_sanitizer(const std::string& tool, const std::string& output) {
   std::istringstream in(output);
-  std::vector<std::string> block;
+  std::vector<std::string> block, all;
   std::string summary;
   bool in_block = false, done = false;
   for (std::string line; std::getline(in, line);) {
@@ -116,6 +228,11 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
       continue;
     }
     if (text.find("ERROR SUMMARY") != std::string::npos) continue;
+    {
+      std::string t = text;
+      while (!t.empty() && t[0] == ' ') t.erase(0, 1);
+      if (!t.empty()) all.push_back(t);
+    }
     if (done) continue;
     const bool starts = text.rfind("Invalid ", 0) == 0 || text.rfind("Error", 0) == 0 ||
                         text.rfind("Race reported", 0) == 0 ||
@@ -131,6 +248,8 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
     while (!text.empty() && text[0] == ' ') text.erase(0, 1);
     block.push_back(text);
   }
+  // Every race of the report, folded: each names a pair of lines.
+  if (const std::string races = fold_races(all, summary); !races.empty()) return races;
   if (block.empty()) return {};
   std::string kernel;
   for (const auto& l : block) {
@@ -143,8 +262,28 @@ std::string summarize_sanitizer(const std::string& tool, const std::string& outp
   }
   std::string out =
       fmt::format("compute-sanitizer ({}) reported an error{}:", tool, kernel.empty() ? "" : " in " + kernel);
-  for (std::size_t i = 0; i < block.size() && i < 8; ++i) out += "\n  " + block[i];
+  for (std::size_t i = 0; i < block.size() && i < 8; ++i) out += "\n  " + fold_line(block[i]);
   if (!summary.empty()) out += "\n" + summary;
+  return out;
+}
+
+std::string fold_sanitizer_output(const std::string& output, std::size_t max_lines) {
+  // The lines that name a place in the code, folded, once each.
+  std::vector<std::string> kept;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("=========", 0) == 0) line = line.size() > 10 ? line.substr(10) : "";
+    while (!line.empty() && line[0] == ' ') line.erase(0, 1);
+    if (line.empty() || line.find("Host Frame") != std::string::npos ||
+        line.find("Saved host backtrace") != std::string::npos)
+      continue;
+    line = fold_line(line);
+    if (std::find(kept.begin(), kept.end(), line) == kept.end()) kept.push_back(line);
+  }
+  std::string out;
+  const std::size_t from = kept.size() > max_lines ? kept.size() - max_lines : 0;
+  if (from > 0) out += fmt::format("  ({} earlier lines left out)", from);
+  for (std::size_t i = from; i < kept.size(); ++i) out += (out.empty() ? "  " : "\n  ") + kept[i];
   return out;
 }
 
@@ -406,9 +545,11 @@ void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessO
                           "must step by blockDim.x * gridDim.x), or a loop whose bound is the whole matrix",
                           limit)
             : fmt::format("the check did not finish within {} and was stopped: the kernel or the launcher "
-                          "never returned. An endless loop? (a loop whose index never advances, or a "
-                          "__syncthreads that not every thread of the block reaches)",
+                          "never returned",
                           limit)};
+    // The causes it may have, on a line of their own: a second look that
+    // finds the one it had (explain.h) takes this line out.
+    if (!speed) r.failures.push_back(kHangCauses);
     r.output = tail(p.output);
   } else if (p.signal) {
     r.verdict = Verdict::crash;
@@ -444,7 +585,7 @@ void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessO
     } else if (p.exit_code == kSanitizerExit) {
       r.verdict = Verdict::fail;
       r.failures.insert(r.failures.begin(), fmt::format("compute-sanitizer ({}) reported errors:\n{}",
-                                                        ctx.sanitizer, tail(p.output, 2000)));
+                                                        ctx.sanitizer, fold_sanitizer_output(p.output, 8)));
     }
   }
   if (p.output_bytes > opt.output_cap)

@@ -70,9 +70,25 @@ struct RunContext {
   std::filesystem::path access_out;
 };
 
-// The sanitizer's first report, the kernel it names and its summary line, for
-// the student; "" if it reported nothing. Host-only (tested).
+// The sanitizer's report for the student, folded to what they act on: for
+// racecheck every pair of lines that race (the access kinds, file:line, the
+// hazards) and the kernel once; otherwise the first report, the kernel it
+// names and its summary line; no offsets (+0x1c0), parameter lists or
+// folders. "" if it reported nothing. Host-only (tested).
 std::string summarize_sanitizer(const std::string& tool, const std::string& output);
+// A sanitizer's output the grader could not read as a report: its lines
+// that are not host frames, folded as above, once each, the last
+// `max_lines`. Host-only (tested).
+std::string fold_sanitizer_output(const std::string& output, std::size_t max_lines);
+
+// What a folded racecheck report says where it found a race.
+inline constexpr const char* kRaceReported = "reported a race";
+
+// A correctness check that ran out of time: the causes it may have, a
+// failure line of its own under the limit's, until a second look names one.
+inline constexpr const char* kHangCauses =
+    "An endless loop? (a loop whose index never advances, or a __syncthreads() that not every thread of the "
+    "block reaches)";
 
 // The most the grader reads of what a check's process wrote, each checked
 // by its size before a byte of it is read (the sandbox lets a check write up

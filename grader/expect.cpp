@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -98,12 +99,38 @@ std::string leading_line(const std::vector<std::string>& failures) {
   return first;
 }
 
+std::string message_problem(const std::vector<std::string>& failures) {
+  std::vector<std::string> lines;
+  for (const auto& f : failures) {
+    std::istringstream in(f);
+    for (std::string line; std::getline(in, line);) {
+      const auto start = line.find_first_not_of(" \t");
+      if (start != std::string::npos) lines.push_back(line.substr(start));
+    }
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    if (l.rfind("Diagnosis:", 0) == 0 && i > 0)
+      return fmt::format("a Diagnosis line that is not the first line: {}", l.substr(0, 120));
+    if (l.find("(below)") != std::string::npos && i + 1 == lines.size())
+      return fmt::format("\"(below)\" with nothing below it: {}", l.substr(0, 120));
+    // A sanitizer's own lines: its frame prefix, an offset into a kernel, its summary.
+    const auto offset = l.find("+0x");
+    if (l.rfind("=========", 0) == 0 || l.find("hazards displayed") != std::string::npos ||
+        (offset != std::string::npos && offset + 3 < l.size() &&
+         std::isxdigit(static_cast<unsigned char>(l[offset + 3]))))
+      return fmt::format("a sanitizer's raw output, not folded: {}", l.substr(0, 120));
+  }
+  return "";
+}
+
 std::string leading_cause_problem(const std::vector<std::string>& failures, const std::string& leads) {
   int causes = 0;
   for (const auto& f : failures)
     for (const std::string marker : {"Diagnosis:", "Likely cause:"})
       for (auto at = f.find(marker); at != std::string::npos; at = f.find(marker, at + 1)) ++causes;
   if (causes > 1) return fmt::format("the check shows {} causes; a student should read one", causes);
+  if (std::string p = message_problem(failures); !p.empty()) return p;
   if (leads.empty()) return "";
   const std::string lead = leading_line(failures);
   if (lead.empty()) return fmt::format("expected a lead that says \"{}\", found no message", leads);

@@ -33,9 +33,16 @@ struct Expectation {
 // yet", a speed check's ratio and its advice, a timeout). Host-only.
 std::string leading_line(const std::vector<std::string>& failures);
 
+// What a failing check's messages must not do, whatever their cause: a
+// "Diagnosis:" line anywhere but first, "(below)" on the last line, a
+// sanitizer's raw lines ("=========", "+0x1c0", "hazards displayed"). The
+// first such problem, or "". Host-only.
+std::string message_problem(const std::vector<std::string>& failures);
+
 // The problems with a failing check's messages as a student reads them: a
-// lead (leading_line) that does not say `leads`, or more than one cause
-// ("Diagnosis:" and "Likely cause:" lines). Empty if none. Host-only.
+// lead (leading_line) that does not say `leads`, more than one cause
+// ("Diagnosis:" and "Likely cause:" lines), or a message_problem. Empty if
+// none. Host-only.
 std::string leading_cause_problem(const std::vector<std::string>& failures, const std::string& leads);
 
 struct ExpectFile {

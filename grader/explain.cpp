@@ -109,6 +109,30 @@ std::string describe_traced_launch(const std::string& trace_json) {
   return s;
 }
 
+std::string first_sentence(const std::string& message) {
+  const auto start = message.find_first_not_of(" \t\n");
+  if (start == std::string::npos) return {};
+  std::string line = message.substr(start, message.find('\n', start) - start);
+  // "0.59x. On this GPU": a sentence ends at a period and a space ("0.59x"
+  // itself holds a period).
+  if (const auto end = line.find(". "); end != std::string::npos) line = line.substr(0, end + 1);
+  return line;
+}
+
+bool grid_stride_lab(const LabSpec& lab) {
+  if (lab.file.empty()) return false;
+  const std::filesystem::path lab_dir = lab.file.parent_path();
+  const std::filesystem::path solution_dir = lab_dir.parent_path().parent_path() / "solutions" / lab.id;
+  for (const auto& f : lab.student_files)
+    for (const auto& dir : {lab_dir, solution_dir}) {
+      std::ifstream in(dir / f, std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (text.str().find("gridDim") != std::string::npos) return true;
+    }
+  return false;
+}
+
 bool timed_and_failed(const CheckResult& r) {
   return r.verdict == Verdict::fail && std::any_of(r.measurements.begin(), r.measurements.end(),
                                                    [](const Measurement& m) { return m.key == "ratio"; });
@@ -134,8 +158,17 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
   in.close();
   std::error_code ec;
   std::filesystem::remove(report, ec);
-  if (const std::string lead = access_lead(text.str(), launch); !lead.empty())
-    r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
+  lead_by_access(access_lead(text.str(), launch), r);
+}
+
+void lead_by_access(const std::string& lead, CheckResult& r) {
+  if (lead.empty()) return;
+  // The lab's message names every cause a slow kernel may have (bank
+  // conflicts, the block's shape, uncoalesced accesses); the counts name the
+  // one it has, and the others must not follow it. Each failure keeps its
+  // first sentence: how slow, against what.
+  for (auto& f : r.failures) f = first_sentence(f);
+  r.failures.insert(r.failures.begin(), "Diagnosis: " + lead + ".");
 }
 
 namespace {
@@ -145,9 +178,23 @@ constexpr const char* kLead = "Diagnosis: ";
 // "Far longer": a grid-stride loop stepping by blockDim.x alone ends, after
 // each thread went over the whole array (an unseen vector add, 2026-11-25).
 constexpr const char* kLoopLead = "Diagnosis: a loop that never ends, or runs far longer than it should";
-constexpr const char* kLoopLook =
-    "Look for a loop whose index never advances or whose condition never turns false, or whose step is "
-    "too small (a grid-stride loop must step by the whole grid, blockDim.x * gridDim.x).";
+// The grid-stride clause only where the lab's launcher strides over the grid:
+// in a tiled matmul it names a loop the student has not written.
+std::string loop_look(bool grid_stride) {
+  return grid_stride
+             ? "Look for a loop whose index never advances or whose condition never turns false, or "
+               "whose step is too small (a grid-stride loop must step by the whole grid, blockDim.x * "
+               "gridDim.x)."
+             : "Look for a loop whose index never advances (`t + TILE` where `t += TILE` belongs) or "
+               "whose condition never turns false.";
+}
+
+// The causes a timed-out check's message offers (kHangCauses) go once a
+// second look has named the one it had.
+void drop_hang_causes(CheckResult& r) {
+  r.failures.erase(std::remove(r.failures.begin(), r.failures.end(), std::string(kHangCauses)),
+                   r.failures.end());
+}
 
 // "10 s (the least a check gets; ...)" of a timed-out check's message.
 std::string limit_of(const CheckResult& r) {
@@ -161,9 +208,9 @@ std::string limit_of(const CheckResult& r) {
 }
 
 // The loop's lead for timed-out r: "... did not finish within <limit> <where>. Look for ...".
-std::string loop_lead(const CheckResult& r, const std::string& where) {
+std::string loop_lead(const CheckResult& r, const std::string& where, bool grid_stride) {
   return fmt::format("{}: the check did not finish within {} {}. {}", kLoopLead, limit_of(r), where,
-                     kLoopLook);
+                     loop_look(grid_stride));
 }
 constexpr const char* kBarrierLead = "Diagnosis: a __syncthreads() that some threads never reach";
 constexpr const char* kRaceLead = "Diagnosis: a race between threads";
@@ -176,6 +223,17 @@ std::vector<std::string>::const_iterator lead_of(const CheckResult& r) {
 
 bool starts(const std::string& s, const std::string& prefix) {
   return s.rfind(prefix, 0) == 0;
+}
+
+// A race lead tells the student to run racecheck (diagnosis.h): once the
+// grader has run it, its report (or that it found none) follows instead.
+void drop_racecheck_advice(std::string& lead) {
+  const std::string advice = diagnosis::kRacecheckAdvice;
+  const auto at = lead.find(advice);
+  if (at == std::string::npos) return;
+  lead.erase(at, advice.size());
+  // "again. `./cudalab ...` names the line." leaves "again.."
+  if (at > 0 && at < lead.size() && lead[at] == '.' && lead[at - 1] == '.') lead.erase(at, 1);
 }
 
 // A lead without its final period, to go on with "(Seen in CPU mode ...)".
@@ -246,22 +304,25 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
   const std::size_t i = lead - r.failures.cbegin();
   if (!starts(*lead, kRaceLead)) {
     // Only a race report turns another lead into the race.
-    if (s.failures.front().find("Race reported") == std::string::npos) return false;
+    if (s.failures.front().find(kRaceReported) == std::string::npos) return false;
     r.failures[i] =
         "Diagnosis: a race between threads: a rerun on the same inputs did not show it, but racecheck "
-        "(compute-sanitizer), run again on this check's small shapes, reports one (below). In a kernel with "
-        "shared memory, look for a missing __syncthreads() after the tile is loaded or before it is loaded "
-        "again.";
+        "(compute-sanitizer), run again on this check's small shapes, reports one, on the next line. In a "
+        "kernel with shared memory, look for a missing __syncthreads() after the tile is loaded or before it "
+        "is loaded again.";
+  } else {
+    drop_racecheck_advice(r.failures[i]);  // it ran: its lines follow
   }
   r.failures.insert(r.failures.begin() + i + 1,
                     "racecheck on the small shapes of this check: " + s.failures.front());
   return true;
 }
 
-bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
+bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   const auto seen = lead_of(cpu);
   if (r.verdict == Verdict::timeout) {
     if (seen != cpu.failures.end() && starts(*seen, kBarrierLead)) {
+      drop_hang_causes(r);
       r.failures.insert(r.failures.begin(),
                         sentence(*seen) +
                             ". (Seen in CPU mode, where this check ran again on simulated threads: on the "
@@ -269,14 +330,17 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r) {
                             "check never finished.)");
       return true;
     }
-    if (cpu.verdict == Verdict::timeout)
-      r.failures.insert(
-          r.failures.begin(),
-          loop_lead(r, fmt::format("on the GPU, and run again in CPU mode on its small shapes "
-                                   "(simulated threads, which name a __syncthreads() that some "
-                                   "threads skip) it did not finish within {:.0f} s either, with "
-                                   "no such barrier seen",
-                                   kHangLookLimit_s)));
+    if (cpu.verdict == Verdict::timeout) {
+      drop_hang_causes(r);
+      r.failures.insert(r.failures.begin(),
+                        loop_lead(r,
+                                  fmt::format("on the GPU, and run again in CPU mode on its small shapes "
+                                              "(simulated threads, which name a __syncthreads() that some "
+                                              "threads skip) it did not finish within {:.0f} s either, "
+                                              "with no such barrier seen",
+                                              kHangLookLimit_s),
+                                  grid_stride));
+    }
     return cpu.verdict == Verdict::timeout;
   }
   const auto lead = lead_of(r);
@@ -355,6 +419,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
   // CPU mode's rerun, the threads in another order, changed the result too:
   // the race stands.
   if (starts(text, kRaceLead)) return false;
+  drop_racecheck_advice(r.failures[i]);  // it ran, and found none
   r.failures.insert(
       r.failures.begin() + i + 1,
       "racecheck (compute-sanitizer), run again on this check's small shapes, found no race, and "
@@ -364,29 +429,33 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
 }
 
 namespace {
-bool loop_leads(CheckResult& r, const std::string& where) {
+bool loop_leads(CheckResult& r, const std::string& where, bool grid_stride) {
   if (r.verdict != Verdict::timeout || r.kind != CheckKind::correctness || lead_of(r) != r.failures.end())
     return false;
-  r.failures.insert(r.failures.begin(), loop_lead(r, where));
+  drop_hang_causes(r);
+  r.failures.insert(r.failures.begin(), loop_lead(r, where, grid_stride));
   return true;
 }
 }  // namespace
 
-bool lead_hang_like(const std::string& hung, CheckResult& r) {
-  return loop_leads(r, fmt::format("on the GPU, nor did '{}' of this lab, which did not finish in CPU mode "
-                                   "either (simulated threads, which name a __syncthreads() that some "
-                                   "threads skip), with no such barrier seen",
-                                   hung));
+bool lead_hang_like(const std::string& hung, CheckResult& r, bool grid_stride) {
+  return loop_leads(r,
+                    fmt::format("on the GPU, nor did '{}' of this lab, which did not finish in CPU mode "
+                                "either (simulated threads, which name a __syncthreads() that some "
+                                "threads skip), with no such barrier seen",
+                                hung),
+                    grid_stride);
 }
 
-bool lead_hang_in_cpu_mode(CheckResult& r) {
+bool lead_hang_in_cpu_mode(CheckResult& r, bool grid_stride) {
   // simt does not wait for ever at a barrier: where every thread still running
   // waits at a __syncthreads() that others finished without, it stops the
   // kernel and names the barrier (kBarrierLead). A check that ran out of time
   // in CPU mode was therefore in a loop, or in far more work than it needs.
   return loop_leads(r,
                     "in CPU mode, whose simulated threads would have named a __syncthreads() that some "
-                    "threads skip, and no such barrier was seen");
+                    "threads skip, and no such barrier was seen",
+                    grid_stride);
 }
 
 bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, SecondOpinion kind,
@@ -416,7 +485,7 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     if (r.verdict == Verdict::timeout || (lead != r.failures.end() && starts(*lead, kLaunchLead)))
       quick_look(c);
     const CheckResult cpu = run_check(c, lab, check);
-    merge_cpu_mode(cpu, r);
+    merge_cpu_mode(cpu, r, grid_stride_lab(lab));
     return cpu.verdict == Verdict::timeout;
   }
   return false;

@@ -33,14 +33,28 @@ struct RunContext;
 // `explain` check may explain (a failure without a time has its own message).
 bool timed_and_failed(const CheckResult& r);
 
+// The first sentence of a message's first line: "transpose runs at 0.59x
+// the speed of the padded reference kernel; this check needs 0.80x." of a
+// speed check's message, without the causes it goes on to offer.
+std::string first_sentence(const std::string& message);
+
+// Whether the lab's launcher strides over the grid (its skeleton or solution
+// says gridDim): only then does a hang's lead speak of grid-stride loops.
+bool grid_stride_lab(const LabSpec& lab);
+
 // Runs `by` (the speed check's `explain` check) with the lab's access build
 // `access_binary` in the context `ctx` (its binary, evidence and timing
 // fields are replaced), the report written to `report` and removed after,
-// and puts access_lead's lead first in r's failures as "Diagnosis: ...".
-// Where nothing was recorded r is left as it was.
+// and puts access_lead's lead first in r's failures as "Diagnosis: ...",
+// each failure after it cut to its first sentence (the lab's message offers
+// every cause; the lead names the one). Where nothing was recorded r is left
+// as it was.
 void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
                        const std::filesystem::path& access_binary, const std::filesystem::path& report,
                        const std::string& launch, CheckResult& r);
+// Its host-only part (tested): `lead` (access_lead's; "" leaves r as it was)
+// first, the failures after it cut to their first sentence.
+void lead_by_access(const std::string& lead, CheckResult& r);
 
 // A correctness check that failed on the GPU, where the GPU's evidence
 // leaves the cause open: a second run that sees what the first
@@ -74,7 +88,9 @@ SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck);
 // is the sanitizer's report) under r's lead; CPU mode's result `cpu` whose
 // lead, where it is the skipped barrier or a race, replaces r's. True if r changed.
 bool merge_racecheck(const CheckResult& s, CheckResult& r);
-bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r);
+// A hang's lead speaks of grid-stride loops only with `grid_stride`
+// (grid_stride_lab). A lead for a hang takes kHangCauses out of r.
+bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride = false);
 // A race that only a rerun saw (the output changed) and racecheck did not:
 // r's lead is the race and no racecheck report follows it. Reading shared
 // memory that no thread wrote changes the output from run to run too (an
@@ -90,11 +106,11 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r);
 // A correctness check that ran out of time in CPU mode itself (no GPU, or a
 // course with cpu_mode): simt names a barrier that some threads skip rather
 // than wait at it for ever, so the loop leads. True if r changed. Host-only (tested).
-bool lead_hang_in_cpu_mode(CheckResult& r);
+bool lead_hang_in_cpu_mode(CheckResult& r, bool grid_stride);
 // A correctness check that timed out on the GPU and was spared its CPU-mode
 // look because `hung`, another check of its lab, hung in CPU mode too: the
 // loop leads, saying so. True if r changed. Host-only (tested).
-bool lead_hang_like(const std::string& hung, CheckResult& r);
+bool lead_hang_like(const std::string& hung, CheckResult& r, bool grid_stride);
 // Runs the second opinion `kind` of `check` in `ctx` (its evidence and timing
 // fields cleared; for CPU mode its binary replaced by what `cpu_binary`
 // returns, built on demand: "" where it cannot be) and merges it into r; an

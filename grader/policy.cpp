@@ -10,6 +10,7 @@
 #include <mutex>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 #include "cudalab/elf.h"
 #include "process.h"
@@ -24,16 +25,37 @@ std::string demangle(const std::string& symbol) {
   return status == 0 && out ? std::string(out.get()) : symbol;
 }
 
+std::string readable_name(std::string name) {
+  // As a student writes them: the demangler spells out std::string's template
+  // arguments and the ABI's inline namespace.
+  static const std::pair<const char*, const char*> kShort[] = {
+      {"std::__cxx11::", "std::"},
+      {"std::basic_string<char, std::char_traits<char>, std::allocator<char> >", "std::string"},
+      {"std::basic_string<char, std::char_traits<char>, std::allocator<char>>", "std::string"},
+      {"std::basic_ostringstream<char, std::char_traits<char>, std::allocator<char> >", "std::ostringstream"},
+      {"std::basic_istringstream<char, std::char_traits<char>, std::allocator<char> >", "std::istringstream"},
+      {"std::basic_stringstream<char, std::char_traits<char>, std::allocator<char> >", "std::stringstream"},
+      {"std::basic_stringbuf<char, std::char_traits<char>, std::allocator<char> >", "std::stringbuf"},
+      {"std::basic_ostream<char, std::char_traits<char> >", "std::ostream"},
+      {"std::basic_istream<char, std::char_traits<char> >", "std::istream"},
+  };
+  for (const auto& [from, to] : kShort)
+    for (auto at = name.find(from); at != std::string::npos; at = name.find(from, at + std::strlen(to)))
+      name.replace(at, std::strlen(from), to);
+  return name;
+}
+
 std::string Violation::describe(const std::string& file) const {
+  const std::string name = readable_name(symbol);
   switch (kind) {
     case Kind::defines:
-      return fmt::format("{} defines {}, {}", file, symbol, why);
+      return fmt::format("{} defines {}, {}", file, name, why);
     case Kind::contains:
-      return fmt::format("{} contains {} {}", file, symbol, why);
+      return fmt::format("{} contains {} {}", file, name, why);
     case Kind::uses:
       break;
   }
-  return fmt::format("{} uses {}: {}", file, symbol, why);
+  return fmt::format("{} uses {}: {}", file, name, why);
 }
 
 namespace {

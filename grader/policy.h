@@ -119,6 +119,10 @@ std::vector<Violation> system_call_instructions(const std::filesystem::path& obj
 
 // "_ZN3ref12matmul_tiledEPKfS1_Pfiii" -> "ref::matmul_tiled(float const*, ...)"
 std::string demangle(const std::string& symbol);
+// A demangled name as a student writes it: std::string for
+// std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >,
+// and the like. For messages only (rules match the full names).
+std::string readable_name(std::string name);
 
 // All three checks of one compiled student object (runs nm), or a message in
 // `error` if it could not be read. `kernels`, if given, receives the object's

@@ -133,6 +133,18 @@ std::vector<std::string> check_messages(const Style& st, const CheckSpec& spec, 
     if (not_timed) failures.erase(failures.begin());
   }
   const std::string measured = describe_measurements(spec, r);
+  // A speed check that failed on its ratio alone, with no words of its own:
+  // it opens with what failed, before the metrics.
+  if (spec.kind == CheckKind::speed && r.verdict == Verdict::fail && failures.empty())
+    if (const Measurement* ratio = r.find("ratio")) {
+      const auto need = spec.numbers.find("min_ratio");
+      failures.push_back(
+          need == spec.numbers.end()
+              ? fmt::format("too slow: {:.2f}x the speed of the kernel it is timed against", ratio->value)
+              : fmt::format("too slow: {:.2f}x the speed of the kernel it is timed against; this check needs "
+                            "{:.2f}x",
+                            ratio->value, need->second));
+    }
   std::size_t shown_failures = 0;
   if (r.verdict != Verdict::pass && !failures.empty()) {
     // The lead first, with the rest of the failure it is part of: a speed
@@ -157,12 +169,14 @@ std::vector<std::string> check_messages(const Style& st, const CheckSpec& spec, 
       break;
     }
   }
-  if (!measured.empty()) out.push_back(measured);
   const std::size_t limit = st.verbose ? failures.size() + shown_failures : 3;
   std::size_t i = 0;
   for (; i < failures.size() && shown_failures < limit; ++i, ++shown_failures) out.push_back(failures[i]);
   if (i < failures.size())
     out.push_back(fmt::format("... and {} more (--verbose shows all)", failures.size() - i));
+  // The metrics after the words: a slow check's lead and how slow it is
+  // ("runs at 0.58x ...; needs 0.80x.") read before its GB/s.
+  if (!measured.empty()) out.push_back(measured);
   for (const auto& n : r.notes) out.push_back(n);
   if (!score.gated && !score.why.empty() && score.points < score.max_points &&
       r.verdict != Verdict::not_run && r.verdict != Verdict::skipped)

@@ -29,8 +29,9 @@ struct Style {
 //    pass: why, first ("not timed: 'square' failed", "not counted: it counts
 //    only when 'square' passes"), whatever its own verdict;
 //  - a check that did not pass: its lead (expect.h's leading_line, its
-//    "Diagnosis:" line where it has one) first, then its measurements and the
-//    rest of its failures (the lead's line not repeated);
+//    "Diagnosis:" line where it has one) first, then the rest of its
+//    failures (the lead's line not repeated), then its measurements; a speed
+//    check that failed with no words opens with "too slow" and its ratio;
 //  - a check that passed: its measurements;
 // then its notes, why it lost points, and the test's output where there is
 // any (style.verbose, or a crash, error or timeout).

@@ -81,7 +81,7 @@ int ExpectCommand::run() {
         !cpu && by && !access_binary.empty() && timed_and_failed(r))
       explain_by_access(ctx, lab, *by, access_binary,
                         ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", r);
-    if (cpu) lead_hang_in_cpu_mode(r);
+    if (cpu) lead_hang_in_cpu_mode(r, grid_stride_lab(lab));
     if (!cpu) {
       const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());
       if (kind != SecondOpinion::none)
@@ -98,7 +98,9 @@ int ExpectCommand::run() {
     for (const auto& f : r.failures) text += f + "\n";
     for (const auto& n : r.notes) text += n + "\n";
     // One cause leads, and where the variant names it, the right one.
-    const std::string cause = r.verdict == Verdict::fail ? leading_cause_problem(r.failures, e.leads) : "";
+    const std::string cause = r.verdict == Verdict::fail || r.verdict == Verdict::timeout
+                                  ? leading_cause_problem(r.failures, e.leads)
+                                  : "";
     const bool ok =
         r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says)) && cause.empty();
     mismatches += !ok;

@@ -178,7 +178,7 @@ bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bo
       explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
                         ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", ran[i]);
     }
-    if (cpu) lead_hang_in_cpu_mode(ran[i]);  // as the grader does (explain.h)
+    if (cpu) lead_hang_in_cpu_mode(ran[i], grid_stride_lab(lab));  // as the grader does (explain.h)
     // Failed on the GPU where its evidence leaves the cause open: racecheck
     // or CPU mode takes a second look, as the grader does (explain.h).
     if (!cpu && a.sanitize.empty()) {

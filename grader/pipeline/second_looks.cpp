@@ -70,9 +70,9 @@ void Grader::take_second_looks(Checking& c) {
     plain.reference_s = 0;
     // The second looks say why; they never change a verdict (edit_words).
     r.edit_words([&](CheckResult& words) {
-      if (g.cpu_mode) lead_hang_in_cpu_mode(words);
+      if (g.cpu_mode) lead_hang_in_cpu_mode(words, grid_stride_lab(spec));
       if (g.gpu && words.verdict == Verdict::timeout && !hangs_in_cpu_mode[p.lab].empty())
-        lead_hang_like(hangs_in_cpu_mode[p.lab], words);
+        lead_hang_like(hangs_in_cpu_mode[p.lab], words, grid_stride_lab(spec));
       else if (g.gpu && second_look(plain, spec, check, c.staged.slot, words) &&
                words.verdict == Verdict::timeout)
         hangs_in_cpu_mode[p.lab] = check.name;

@@ -316,6 +316,25 @@ def lead_of(check):
     return next((l for l in lines if l.startswith("Diagnosis:")), lines[0] if lines else "")
 
 
+RAW_SANITIZER = re.compile(r"^=========|\+0x[0-9a-fA-F]|hazards displayed")
+
+
+def message_problems(check):
+    """What no failing check's messages may do (as grader/expect.h's
+    message_problem): a "Diagnosis:" line anywhere but first, "(below)" with
+    nothing below it, a sanitizer's raw lines. A list of problems."""
+    lines = [l.strip() for t in check.get("failures", []) for l in t.split("\n") if l.strip()]
+    out = []
+    for i, l in enumerate(lines):
+        if l.startswith("Diagnosis:") and i > 0:
+            out.append(f"a second or late Diagnosis line: {l[:120]}")
+        if "(below)" in l and i + 1 == len(lines):
+            out.append(f"\"(below)\" with nothing below: {l[:120]}")
+        if RAW_SANITIZER.search(l):
+            out.append(f"raw sanitizer output: {l[:120]}")
+    return out
+
+
 def first_line(text):
     for line in text.split("\n"):
         if line.strip():
@@ -499,6 +518,12 @@ def judge(entry, out_dir, labs, mode, src, work):
                 row.fail(f"the lead does not say \"{x['leads']}\": {row.lead[:200]}")
             else:
                 row.message = row.lead
+    if checks_ran:
+        # Every failing check of the entry's lab, not only the one it names.
+        for c in grade_labs(grade).get(lab, {}).get("checks", []):
+            if c.get("verdict") in ("fail", "timeout", "crash", "error"):
+                for p in message_problems(c):
+                    row.fail(f"{c.get('id', '?')}: {p}")
     if x.get("speed_in_cpu_mode") and checks_ran:
         # A speed check counts only for a correct kernel: in CPU mode, the
         # correctness checks are what can be held against the entry.

@@ -76,6 +76,9 @@ void pause(bool paused);
 // kernel's shared memory (simt/src/scheduler.cpp shared_overrun): such a
 // launch's advice is what simt saw, and it leads.
 inline constexpr const char* kSharedOverrun = "wrote past the end of the kernel's";
+// The last sentence of a race's lead: where the grader runs racecheck itself,
+// its report follows in its place (grader/explain.h).
+inline constexpr const char* kRacecheckAdvice = " `./cudalab test LAB --sanitize=racecheck` names the line";
 // In CPU mode, the words that begin simt's launch error for a __syncthreads()
 // that not every thread of a block reaches (simt/src/scheduler.cpp
 // barrier_not_reached): such a launch leads with that barrier, as a barrier

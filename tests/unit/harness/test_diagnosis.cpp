@@ -60,6 +60,47 @@ TEST_CASE("Right on multiples of the tile and wrong elsewhere leads with the bou
   CHECK_THAT(s, !Catch::Contains("race"));
 }
 
+TEST_CASE("Two checks of one kernel without boundary checks name the same tile, its block's side",
+          "[unit][diagnosis]") {
+  // Lab 03's checks on a tiled matmul without boundary checks: the memory
+  // check's shapes split by 8 as well (right at 64^3 only), the ragged check's
+  // do not (1000^3 is a multiple of 8 and wrong). Both launch 16 x 16 blocks.
+  const auto launched = [](ShapeFacts f) {
+    f.launch = "matmul_tiled_kernel<<<grid (4, 4, 1), block (16, 16, 1)>>>";
+    return f;
+  };
+  std::vector<ShapeFacts> memory = {launched(shape("M=17 N=33 K=9", false)),
+                                    launched(shape("M=513 N=257 K=129", false)),
+                                    launched(shape("M=64 N=64 K=64", true))};
+  memory[0].memory = {"wrote 4 bytes past the end of C (4 bytes after it): threads past the edge store"};
+  std::vector<ShapeFacts> ragged = {
+      launched(shape("M=1 N=1 K=1", false)), launched(shape("M=17 N=33 K=9", false)),
+      launched(shape("M=64 N=64 K=100", false)), launched(shape("M=1000 N=1000 K=1000", false)),
+      launched(shape("M=64 N=64 K=64", true))};
+  const std::string m = lead(memory), r = lead(ragged);
+  INFO(m);
+  INFO(r);
+  CHECK_THAT(m, Catch::Contains("multiples of 16"));
+  CHECK_THAT(r, Catch::Contains("multiples of 16"));
+  // The write outside is said where it is said, not promised "(below)":
+  // the lines under a lead need not hold it.
+  CHECK_THAT(m, !Catch::Contains("(below)"));
+  CHECK_THAT(m,
+             Catch::Contains("write outside the buffers there (at M=17 N=33 K=9: wrote 4 bytes past the end "
+                             "of C (4 bytes after it))"));
+  // A one-value output's write says the fact, not its two guesses.
+  memory[0].memory = {
+      "wrote 30 floats past the end of C (first at C[1]), which holds one value: a thread past "
+      "the end of the data was not stopped by a boundary check, or a store at an index like "
+      "C[blockIdx.x] where only C itself (index 0) exists"};
+  CHECK_THAT(lead(memory),
+             Catch::Contains("(at M=17 N=33 K=9: wrote 30 floats past the end of C (first at C[1]))"));
+  CHECK_THAT(lead(memory), !Catch::Contains("blockIdx.x"));
+  // Without a launch (the grader's evidence), the smallest tile that splits.
+  for (auto& f : memory) f.launch.clear();
+  CHECK_THAT(lead(memory), Catch::Contains("multiples of 8"));
+}
+
 TEST_CASE("A split by the tile leads with the boundary checks even when a rerun changes the values",
           "[diagnosis][harness]") {
   // Threads past the edge read memory outside A and B, which differs between
@@ -541,6 +582,27 @@ TEST_CASE("Writes past the end at every failing shape, with a few wrong values, 
   // With right values everywhere it is still only the writes outside.
   small.values_ok = square.values_ok = true;
   CHECK_THAT(lead({one, small, square}), Catch::StartsWith("the values are right, but at M=1 N=1 K=1"));
+}
+
+TEST_CASE(
+    "Writes past the end at one shape and wrong values at another say both, not that the values are right",
+    "[unit][diagnosis]") {
+  // Gallery 20 (a naive matmul without a boundary check) in CPU mode: its
+  // ragged check's lead said "the values are right, but at M=1 N=1 K=1 ..."
+  // above "C (17 x 33): 225 of 561 elements are wrong".
+  ShapeFacts one = matmul(1, 1, 1, true);
+  one.memory = {
+      "wrote 30 floats past the end of C (first at C[1]), which holds one value: a thread past the end "
+      "of the data was not stopped by a boundary check, or a store at an index like C[blockIdx.x]"};
+  ShapeFacts small = matmul(17, 33, 9, false);
+  small.wrong = 225;
+  const std::string s = lead({one, small});
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("threads write outside the buffers, and values are wrong: at M=1 N=1 K=1 the "
+                               "values are right but the kernel wrote 30 floats past the end of C (first at "
+                               "C[1]), and at M=17 N=33 K=9 225 of 561 elements of C are wrong"));
+  CHECK_THAT(s, !Catch::Contains("blockIdx.x"));
 }
 
 TEST_CASE("Right wherever a dimension fits in one tile and wrong past it leads with only one tile counting",

@@ -1,0 +1,334 @@
+// A failing check's messages as a student reads them (grader/report.h's
+// check_messages): one "Diagnosis:" line, first; nothing after it that
+// offers a cause it ruled out; "(below)" only above something; sanitizer
+// output folded; one count of each thing. Each case is a report read on an
+// H100 where the lines after a right diagnosis undid it.
+#include <fmt/format.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checks.h"
+#include "cudalab/catch.h"
+#include "cudalab/diagnosis.h"
+#include "expect.h"
+#include "explain.h"
+#include "policy.h"
+#include "report.h"
+#include "testbed.h"
+
+using namespace cudalab;
+
+namespace {
+
+// The lines a student reads under a check's heading, each message split at
+// its newlines, blank lines left out.
+std::vector<std::string> lines_of(const std::vector<std::string>& messages) {
+  std::vector<std::string> out;
+  for (const auto& m : messages) {
+    std::istringstream in(m);
+    for (std::string l; std::getline(in, l);)
+      if (const auto start = l.find_first_not_of(" \t"); start != std::string::npos)
+        out.push_back(l.substr(start));
+  }
+  return out;
+}
+
+std::vector<std::string> read(const CheckSpec& spec, const CheckResult& r) {
+  return lines_of(check_messages(Style::for_file(), spec, r, CheckScore{0, spec.points, "", false}));
+}
+
+// Exactly one line starts with "Diagnosis:", the first, and no line after it
+// says any of `ruled_out` (case-insensitive).
+void holds_one_diagnosis(const std::vector<std::string>& lines, const std::vector<std::string>& ruled_out) {
+  REQUIRE_FALSE(lines.empty());
+  INFO("first line: " << lines.front());
+  CHECK(lines.front().rfind("Diagnosis:", 0) == 0);
+  int diagnoses = 0;
+  for (const auto& l : lines) diagnoses += l.rfind("Diagnosis:", 0) == 0;
+  CHECK(diagnoses == 1);
+  for (std::size_t i = 1; i < lines.size(); ++i)
+    for (const auto& phrase : ruled_out) {
+      INFO("line " << i << ": " << lines[i]);
+      CHECK_FALSE(contains_phrase(lines[i], phrase));
+    }
+}
+
+CheckResult failed(CheckKind kind, std::vector<std::string> failures) {
+  CheckResult r;
+  r.id = "x", r.kind = kind, r.verdict = Verdict::fail;
+  r.failures = std::move(failures);
+  return r;
+}
+
+LabSpec transpose_lab() {
+  return parse_lab(R"(
+[lab]
+title = "Transpose"
+student_files = ["transpose.cu"]
+tests = ["t.cpp"]
+[[check]]
+id = "square"
+name = "transpose is correct"
+kind = "correctness"
+points = 20
+[[check]]
+id = "speed"
+name = "transpose reaches the padded reference's speed"
+kind = "speed"
+points = 20
+requires = ["square"]
+explain = "square"
+min_ratio = 0.8
+)",
+                   "lab.toml", "04_transpose");
+}
+
+// labs/04_transpose/test_transpose.cpp's message for a transpose too slow.
+const std::string kTransposeSlow =
+    "transpose runs at 0.58x the speed of the padded reference kernel; this check needs 0.80x. On this GPU "
+    "the "
+    "reference without padding runs at 0.58x: a ratio near that is the mark of shared-memory bank conflicts. "
+    "Reading a column of a float tile[32][32] sends all 32 threads of a warp to the same bank (a 32-way bank "
+    "conflict); pad the tile by one column, tile[TILE][TILE + 1], so that a column spreads over all 32 "
+    "banks. "
+    "(Nsight Compute counts the conflicts: l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum.) If the "
+    "tile is padded already, look at the block: 32 x 32 threads moving one element each measured as slow as "
+    "no "
+    "padding on an H100; use TILE x BLOCK_ROWS = 32 x 8 threads, each moving 4 elements. A ratio near 0.15x, "
+    "that of a transpose without shared memory, means the reads or the writes are not coalesced.";
+
+std::string access_line(const char* space, const char* op, int at, double conflicts) {
+  return fmt::format(
+      "{{\"file\": \"/s/transpose.cu\", \"function\": \"transpose_kernel\", \"line\": {}, \"space\": \"{}\", "
+      "\"op\": \"{}\", \"requests\": 1000, \"sectors\": 4000, \"ideal_sectors\": 4000, "
+      "\"sectors_per_request\": 4, \"bank_conflicts_per_request\": {}}}",
+      at, space, op, conflicts);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A padded transpose launched with 32 x 32 threads leads with the launch, and nothing after blames "
+    "the padding",
+    "[unit][explain]") {
+  const LabSpec lab = transpose_lab();
+  CheckResult r = failed(CheckKind::speed, {kTransposeSlow});
+  r.measurements = {{"ratio", 0.58, "x"}, {"gbs", 1600, "GB/s"}};
+  const std::string report =
+      "{\"lines\": [" + access_line("global", "load", 48, 0) + "," + access_line("shared", "store", 48, 0) +
+      "," + access_line("global", "store", 59, 0) + "," + access_line("shared", "load", 59, 0) + "]}";
+  lead_by_access(access_lead(report, "grid (256, 256, 1), block (32, 32, 1)"), r);
+  const auto lines = read(lab.checks[1], r);
+  holds_one_diagnosis(lines, {"pad the tile", "mark of shared-memory bank conflicts", "bank conflict)",
+                              "not coalesced", "tile[TILE][TILE + 1]"});
+  CHECK_THAT(lines.front(), Catch::Contains("not the memory pattern"));
+  // How slow stays, as the fact the lead explains, before the metrics.
+  REQUIRE(lines.size() >= 3);
+  CHECK(lines[1] ==
+        "transpose runs at 0.58x the speed of the padded reference kernel; this check needs 0.80x.");
+  CHECK_THAT(lines[2], Catch::StartsWith("ratio 0.58x"));
+}
+
+TEST_CASE("An unpadded transpose leads with its bank conflicts, and keeps the padding as the fix",
+          "[unit][explain]") {
+  CheckResult r = failed(CheckKind::speed, {kTransposeSlow});
+  const std::string report = "{\"lines\": [" + access_line("shared", "load", 59, 31) + "]}";
+  lead_by_access(access_lead(report, ""), r);
+  const auto lines = read(transpose_lab().checks[1], r);
+  holds_one_diagnosis(lines, {"32 x 32 threads", "not coalesced"});
+  CHECK_THAT(lines.front(), Catch::Contains("tile[TILE][TILE + 1]"));
+}
+
+namespace {
+
+// A correctness check that ran out of time on the GPU, as grader/checks.cpp
+// words it: the limit, then the causes it may have.
+CheckResult hung() {
+  CheckResult r =
+      failed(CheckKind::correctness,
+             {"the check did not finish within 10 s (the least a check gets; the reference solution "
+              "took 0.6 s) and was stopped: the kernel or the launcher never returned",
+              kHangCauses});
+  r.verdict = Verdict::timeout;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A hung tiled matmul with no barrier seen leads with the loop, and offers neither the barrier nor a "
+    "grid-stride loop",
+    "[unit][explain]") {
+  const LabSpec lab = testbed::tiled_lab();
+  CheckResult r = hung();
+  CheckResult cpu = hung();  // CPU mode did not finish either
+  REQUIRE(merge_cpu_mode(cpu, r, false));
+  const auto lines = read(lab.checks[0], r);
+  holds_one_diagnosis(lines, {"not every thread", "__syncthreads that", "grid-stride"});
+  CHECK_THAT(lines.front(), Catch::Contains("no such barrier seen"));
+  for (const auto& l : lines) CHECK_THAT(l, !Catch::Contains("grid-stride"));
+  // The limit stays below the lead, as its fact.
+  CHECK_THAT(lines[1], Catch::StartsWith("the check did not finish within 10 s"));
+
+  // The same in CPU mode itself, and for a check spared its look.
+  CheckResult in_cpu = hung();
+  REQUIRE(lead_hang_in_cpu_mode(in_cpu, false));
+  holds_one_diagnosis(read(lab.checks[0], in_cpu), {"not every thread", "grid-stride"});
+  CheckResult spared = hung();
+  REQUIRE(lead_hang_like("ragged", spared, false));
+  holds_one_diagnosis(read(lab.checks[0], spared), {"not every thread", "grid-stride"});
+}
+
+TEST_CASE("A hang whose barrier CPU mode names drops the loop from the causes under it", "[unit][explain]") {
+  CheckResult r = hung();
+  REQUIRE(
+      merge_cpu_mode(failed(CheckKind::correctness,
+                            {"Diagnosis: a __syncthreads() that some threads never reach: at M=17 N=33 K=9, "
+                             "17 threads of block (1, 1, 0) returned before the __syncthreads() at "
+                             "matmul_tiled.cu:40."}),
+                     r, false));
+  holds_one_diagnosis(read(testbed::tiled_lab().checks[0], r), {"An endless loop?", "grid-stride"});
+}
+
+TEST_CASE("Grid-stride advice is given only in labs whose launcher strides over the grid",
+          "[unit][explain]") {
+  const std::string root = CUDALAB_SOURCE_ROOT;
+  CHECK_FALSE(grid_stride_lab(load_lab(root + "/labs/03_tiling/lab.toml")));
+  CHECK_FALSE(grid_stride_lab(load_lab(root + "/labs/04_transpose/lab.toml")));
+  CHECK(grid_stride_lab(load_lab(root + "/labs/01_coalescing/lab.toml")));
+  CHECK(grid_stride_lab(load_lab(root + "/labs/05_reduction/lab.toml")));
+  // A vector add whose loop steps by blockDim.x alone: the lead names the step.
+  CheckResult r = hung();
+  REQUIRE(lead_hang_in_cpu_mode(r, true));
+  CHECK_THAT(r.failures.front(), Catch::Contains("blockDim.x * gridDim.x"));
+}
+
+namespace {
+
+// racecheck on a tiled matmul without its second __syncthreads(), as
+// compute-sanitizer 2025 writes it: 8 reports, 6 displayed in the summary.
+std::string racecheck_output() {
+  const std::string k = "matmul_tiled_kernel(const float *, const float *, float *, int, int, int)";
+  std::string out = "========= COMPUTE-SANITIZER\n";
+  const char* pairs[][4] = {{"Error", "Write", "40", "+0x2a0"}, {"Warning", "Read", "48", "+0x3b0"},
+                            {"Error", "Write", "41", "+0x2c0"}, {"Warning", "Read", "48", "+0x3c0"},
+                            {"Error", "Write", "40", "+0x2a0"}, {"Warning", "Read", "48", "+0x3b0"},
+                            {"Error", "Write", "41", "+0x2c0"}, {"Warning", "Read", "48", "+0x3c0"}};
+  for (const auto& p : pairs) {
+    const bool write = std::string(p[1]) == "Write";
+    out +=
+        fmt::format("========= {}: Race reported between {} access at {}{} in /home/s/matmul_tiled.cu:{}\n",
+                    p[0], p[1], k, p[3], p[2]);
+    out +=
+        fmt::format("=========     and {} access at {}+0x3b0 in /home/s/matmul_tiled.cu:{} [1024 hazards]\n",
+                    write ? "Read" : "Write", k, write ? "48" : "40");
+    out += "=========     Saved host backtrace up to driver entry point at kernel launch time\n";
+    out += "=========         Host Frame: [0x2dfbef] in libcuda.so.1\n";
+    out += "=========\n";
+  }
+  return out + "========= RACECHECK SUMMARY: 6 hazards displayed (3 errors, 3 warnings)\n";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "racecheck's report under a race lead is folded to the lines that race, and the lead stops "
+    "sending the student to racecheck",
+    "[unit][explain]") {
+  const std::string folded = summarize_sanitizer("racecheck", racecheck_output());
+  INFO(folded);
+  CHECK_THAT(folded, !Catch::Contains("+0x"));
+  CHECK_THAT(folded, !Catch::Contains("Host Frame"));
+  CHECK_THAT(folded, !Catch::Contains("/home/s/"));
+  CHECK_THAT(folded, !Catch::Contains("hazards displayed"));
+  CHECK_THAT(folded, Catch::Contains("in matmul_tiled_kernel"));
+  CHECK_THAT(folded, Catch::Contains("Write at matmul_tiled.cu:40 and Read at matmul_tiled.cu:48"));
+  CHECK_THAT(folded, Catch::Contains("6 hazards (3 errors, 3 warnings)"));
+  CHECK(lines_of({folded}).size() <= 6);
+
+  diagnosis::ShapeFacts f;
+  f.label = "matmul_tiled(M=64 N=64 K=64)";
+  f.dims = diagnosis::parse_dims("M=64 N=64 K=64");
+  f.compared = true, f.values_ok = false, f.output = "C", f.elements = 4096, f.wrong = 2304;
+  f.pattern = ErrorPattern::scattered;
+  f.rerun_changed = 2336;
+  const std::string race = "Diagnosis: " + diagnosis::lead({f}) + ".";
+  CheckResult r = failed(CheckKind::correctness, {race,
+                                                  "matmul_tiled(M=64 N=64 K=64): C (64 x 64): 2304 of 4096 "
+                                                  "elements are wrong"});
+  REQUIRE(merge_racecheck(failed(CheckKind::correctness, {folded}), r));
+  const auto lines = read(testbed::tiled_lab().checks[0], r);
+  holds_one_diagnosis(lines, {"--sanitize=racecheck", "run racecheck"});
+  CHECK_THAT(lines.front(), !Catch::Contains("--sanitize=racecheck"));
+  CHECK_THAT(lines.front(), Catch::EndsWith("loaded again."));
+  CHECK(lines.size() <= 9);
+  CHECK(message_problem(r.failures).empty());
+}
+
+TEST_CASE("A race's lead says what each of its counts counts", "[unit][explain]") {
+  diagnosis::ShapeFacts f;
+  f.label = "transpose(rows=64 cols=64)";
+  f.dims = diagnosis::parse_dims("rows=64 cols=64");
+  f.compared = true, f.values_ok = false, f.output = "out", f.elements = 4096, f.wrong = 2304;
+  f.pattern = ErrorPattern::scattered;
+  f.rerun_changed = 2336;
+  const std::string lead = diagnosis::lead({f});
+  INFO(lead);
+  // The wrong elements as compare.cpp counts them (against the reference),
+  // the changed ones as what they are (the second run against the first).
+  CHECK_THAT(lead,
+             Catch::Contains("2304 of 4096 elements of out wrong on the first run, against the reference"));
+  CHECK_THAT(lead, Catch::Contains("2336 elements came out different on the second run, against the first"));
+  CHECK_THAT(lead, !Catch::Contains("elements of out changed"));
+}
+
+TEST_CASE("A speed check that failed on its ratio opens with too slow, before its metrics",
+          "[unit][explain]") {
+  const LabSpec lab = testbed::tiled_lab();
+  CheckResult r;
+  r.kind = CheckKind::speed, r.verdict = Verdict::fail;
+  r.measurements = {{"gbs", 106, "GB/s"}, {"reference_gbs", 2679, "GB/s"}, {"ratio", 0.04, "x"}};
+  const auto lines = read(lab.checks[1], r);
+  REQUIRE(lines.size() >= 2);
+  CHECK_THAT(lines[0], Catch::StartsWith("too slow: 0.04x"));
+  CHECK_THAT(lines[0], Catch::Contains("needs 1.30x"));
+  CHECK_THAT(lines[1], Catch::StartsWith("gbs 106 GB/s"));
+  // With the lab's own words, those come first.
+  r.failures = {
+      "vector_add runs at 0.04x the speed of the reference kernel; this check needs 0.85x. Do "
+      "consecutive threads add consecutive elements?"};
+  CHECK_THAT(read(lab.checks[1], r).front(), Catch::StartsWith("vector_add runs at 0.04x"));
+}
+
+TEST_CASE("A rejected submission's message spells std::string as a student writes it", "[unit][explain]") {
+  const Violation v{demangle("_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EPKcRKS3_"),
+                    "a function of the C++ runtime"};
+  const std::string m = v.describe("matmul_tiled.cu");
+  INFO(m);
+  CHECK_THAT(m, Catch::Contains("std::string::basic_string(char const*"));
+  CHECK_THAT(m, !Catch::Contains("__cxx11"));
+  CHECK_THAT(m, !Catch::Contains("char_traits"));
+  CHECK(readable_name("std::vector<std::__cxx11::basic_string<char, std::char_traits<char>, "
+                      "std::allocator<char> >, std::allocator<std::__cxx11::basic_string<char, "
+                      "std::char_traits<char>, std::allocator<char> > > >") ==
+        "std::vector<std::string, std::allocator<std::string > >");
+}
+
+TEST_CASE(
+    "A check's messages are refused with a late Diagnosis, a (below) with nothing below, or raw "
+    "sanitizer lines",
+    "[unit][explain]") {
+  CHECK(message_problem({"Diagnosis: the boundary checks.", "matmul_tiled(M=17 N=33 K=9): 1 of 561 wrong"})
+            .empty());
+  CHECK_THAT(message_problem({"ratio 0.5x", "Diagnosis: a race"}), Catch::Contains("not the first line"));
+  CHECK_THAT(message_problem({"Diagnosis: x; and they write outside the buffers there (below)."}),
+             Catch::Contains("(below)"));
+  CHECK(message_problem({"Diagnosis: y, reports one (below).", "racecheck: ..."}).empty());
+  CHECK_THAT(message_problem({"Diagnosis: z", "at kernel(int)+0x3b0 in f.cu:40"}), Catch::Contains("raw"));
+  CHECK_THAT(
+      message_problem({"Diagnosis: z", "RACECHECK SUMMARY: 6 hazards displayed (3 errors, 3 warnings)"}),
+      Catch::Contains("raw"));
+  CHECK_FALSE(leading_cause_problem({"Diagnosis: z", "========= Invalid __global__ write"}, "z").empty());
+}
