@@ -162,6 +162,10 @@ class Grader {
     };
     std::vector<Pending> correctness;        // the student's correctness checks to run
     std::vector<std::optional<Judged>> ran;  // their verdicts, in that order
+    // Per lab and check: a speed check's traced run (the student's launcher,
+    // nothing timed), taken beside the correctness checks as soon as those it
+    // requires passed, so that the speed stage only times.
+    std::vector<std::vector<std::optional<Claim>>> traced;
     std::chrono::steady_clock::time_point t0;
     // The context of a lab's checks in the build folder `build_dir`.
     RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
@@ -204,7 +208,14 @@ class Grader {
   // build times them (cudalab/replay.h). That run's result is the check's.
   // `launch` gets the student's first traced launch ("grid (...), block (...)").
   Judged run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
-                         std::string& launch);
+                         std::string& launch, std::optional<Claim> traced = std::nullopt);
+  // The first half of a speed check: the student's run with its launches
+  // traced (its context as the speed stage makes it, speed_context). Times
+  // nothing, so it may share the GPU.
+  Claim trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+  // A speed check's context: the lab's, with the reference's time at the
+  // speed seed as its limit's base.
+  RunContext speed_context(const Checking& c, std::size_t lab, const CheckSpec& check);
   // A timed speed check that failed, whose lab.toml names an `explain` check:
   // that check's CPU-mode run with simt's access report gives the leading
   // diagnosis (explain.h). Diagnosis only: the result's verdict and points

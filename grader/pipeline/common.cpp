@@ -67,6 +67,42 @@ void for_each_side_by_side(std::size_t count, std::size_t jobs, const std::funct
   if (failed) std::rethrow_exception(failed);
 }
 
+void TaskPool::add(std::function<void()> task) {
+  const std::lock_guard<std::mutex> guard(lock_);
+  if (!failed_) queue_.push_back(std::move(task));
+  ready_.notify_one();
+}
+
+void TaskPool::run(std::size_t jobs) {
+  std::vector<std::thread> threads;
+  for (std::size_t w = 1; w < std::max<std::size_t>(1, jobs); ++w) threads.emplace_back([this] { work(); });
+  work();  // the caller is the last
+  for (auto& t : threads) t.join();
+  if (failed_) std::rethrow_exception(failed_);
+}
+
+void TaskPool::work() {
+  std::unique_lock<std::mutex> held(lock_);
+  for (;;) {
+    ready_.wait(held, [&] { return !queue_.empty() || running_ == 0; });
+    if (queue_.empty()) return;  // and none running: nothing can add one
+    std::function<void()> task = std::move(queue_.front());
+    queue_.pop_front();
+    ++running_;
+    held.unlock();
+    try {
+      task();
+    } catch (...) {
+      const std::lock_guard<std::mutex> guard(lock_);
+      if (!failed_) failed_ = std::current_exception();
+      queue_.clear();
+    }
+    held.lock();
+    --running_;
+    ready_.notify_all();
+  }
+}
+
 // CUDALAB_PROFILE=1: where a grade's time goes, on stderr ("+12.34 s  lab
 // 03_tiling built"), to find what to cut. Off by default.
 void profile(const std::string& what) {

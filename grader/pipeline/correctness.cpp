@@ -1,10 +1,15 @@
 // grader/pipeline/correctness.cpp: the student's correctness checks, all labs
 // side by side: each runs alone in its own confined process with its own
 // limit (a Claim), and the judge compares its outputs with the reference's
-// (judged.h). They time nothing, so they may share the GPU.
+// (judged.h). They time nothing, so they may share the GPU; so may the
+// speed checks' traced runs, which join them as soon as the checks they
+// require passed.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include "grade.h"
@@ -18,14 +23,84 @@ void Grader::run_correctness(Checking& c) {
   std::stable_sort(c.correctness.begin(), c.correctness.end(),
                    [](const auto& a, const auto& b) { return a.ctx.reference_s > b.ctx.reference_s; });
   c.ran.assign(c.correctness.size(), std::nullopt);
-  const std::size_t jobs = check_jobs(cfg_.check_jobs, c.grade.cpu_mode, std::thread::hardware_concurrency());
-  for_each_side_by_side(c.correctness.size(), jobs, [&](std::size_t k) {
-    const auto& p = c.correctness[k];
-    const LabSpec& spec = *c.grade.labs[p.lab].spec;
-    const CheckSpec& check = spec.checks[p.check];
-    // The student's process claims; the judge compares its outputs with the reference's.
-    c.ran[k] = judge_correctness(run_student_check(p.ctx, spec, check), p.ctx.reference_evidence, check);
-  });
+  const SubmissionGrade& g = c.grade;
+  c.traced.assign(g.labs.size(), {});
+  for (std::size_t i = 0; i < g.labs.size(); ++i) c.traced[i].resize(g.labs[i].spec->checks.size());
+
+  // Per lab and check: a speed check still waiting for the checks it
+  // requires (their ids), or nothing. A speed check whose requirements are
+  // not all among this run's correctness checks is traced by the speed stage.
+  std::vector<std::vector<std::vector<std::string>>> waiting(g.labs.size());
+  std::vector<std::vector<bool>> queued(g.labs.size());
+  for (std::size_t i = 0; i < g.labs.size(); ++i) {
+    const auto& checks = g.labs[i].spec->checks;
+    waiting[i].resize(checks.size());
+    queued[i].assign(checks.size(), false);
+  }
+  const auto planned = [&](std::size_t lab, const std::string& id) {
+    return std::any_of(c.correctness.begin(), c.correctness.end(), [&](const auto& p) {
+      return p.lab == lab && g.labs[lab].spec->checks[p.check].id == id;
+    });
+  };
+  std::mutex lock;  // guards waiting, queued and the passes below
+  std::vector<std::vector<std::string>> passed(g.labs.size());
+  TaskPool pool;
+  const auto trace = [&](std::size_t lab, std::size_t k) {
+    pool.add([&, lab, k] {
+      const LabSpec& spec = *g.labs[lab].spec;
+      const CheckSpec& check = spec.checks[k];
+      const auto t0 = std::chrono::steady_clock::now();
+      c.traced[lab][k] = trace_speed_check(speed_context(c, lab, check), spec, check);
+      profile(fmt::format("  {} {} traced beside the correctness checks ({:.2f} s)", spec.id, check.id,
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+    });
+  };
+  // Speed checks to trace: on a GPU, in a lab being graded, not yet decided.
+  const auto traceable = [&](std::size_t lab, std::size_t k) {
+    const CheckSpec& check = g.labs[lab].spec->checks[k];
+    return !g.cpu_mode && g.gpu && g.labs[lab].status == LabStatus::graded &&
+           check.kind == CheckKind::speed && !c.done[lab][k] &&
+           std::all_of(check.required.begin(), check.required.end(),
+                       [&](const std::string& id) { return planned(lab, id); });
+  };
+  // Traces to start now: those whose requirements all passed already.
+  const auto release = [&](std::size_t lab) {
+    const auto& checks = g.labs[lab].spec->checks;
+    for (std::size_t k = 0; k < checks.size(); ++k) {
+      if (queued[lab][k] || !traceable(lab, k)) continue;
+      const auto& need = checks[k].required;
+      if (std::all_of(need.begin(), need.end(), [&](const std::string& id) {
+            return std::find(passed[lab].begin(), passed[lab].end(), id) != passed[lab].end();
+          })) {
+        queued[lab][k] = true;
+        trace(lab, k);
+      }
+    }
+  };
+
+  for (std::size_t k = 0; k < c.correctness.size(); ++k)
+    pool.add([&, k] {
+      const auto& p = c.correctness[k];
+      const LabSpec& spec = *g.labs[p.lab].spec;
+      const CheckSpec& check = spec.checks[p.check];
+      const auto t0 = std::chrono::steady_clock::now();
+      // The student's process claims; the judge compares its outputs with the reference's.
+      Judged judged =
+          judge_correctness(run_student_check(p.ctx, spec, check), p.ctx.reference_evidence, check);
+      profile(fmt::format("  {} {} ran ({:.2f} s)", spec.id, check.id,
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+      const bool pass = judged.passed();
+      c.ran[k] = std::move(judged);
+      if (!pass) return;
+      const std::lock_guard<std::mutex> guard(lock);
+      passed[p.lab].push_back(check.id);
+      release(p.lab);
+    });
+  {
+    const std::lock_guard<std::mutex> guard(lock);
+    for (std::size_t i = 0; i < g.labs.size(); ++i) release(i);  // speed checks that require nothing
+  }
+  pool.run(check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency()));
   profile(fmt::format("slot {}: {} correctness checks ran", c.staged.slot, c.correctness.size()));
 }
 

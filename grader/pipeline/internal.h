@@ -2,9 +2,13 @@
 // nothing outside grader/pipeline/ includes.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
+#include <deque>
+#include <exception>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +22,24 @@ namespace cudalab {
 // (a caller that sorts the longest first ends soon after it). The first
 // exception is rethrown once the calls under way have finished.
 void for_each_side_by_side(std::size_t count, std::size_t jobs, const std::function<void(std::size_t)>& f);
+
+// Tasks on `jobs` threads, in the order added, where a running task may add
+// others (a speed check's trace, once the checks it requires passed): run()
+// returns when none is queued or running. The first exception drops the
+// queued tasks and is rethrown once the running ones have finished.
+class TaskPool {
+ public:
+  void add(std::function<void()> task);
+  void run(std::size_t jobs);
+
+ private:
+  void work();
+  std::mutex lock_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> queue_;
+  std::size_t running_ = 0;
+  std::exception_ptr failed_;
+};
 
 // CUDALAB_PROFILE=1: where a grade's time goes, on stderr. Off by default.
 void profile(const std::string& what);

@@ -77,10 +77,31 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
   return true;
 }
 
-Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
-                               std::string& launch) {
-  const fs::path base = ctx.work_dir / run_stem(lab.id, check.id);
+Claim Grader::trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
   fs::create_directories(ctx.work_dir);
+  RunContext traced = ctx;
+  traced.trace_out = (ctx.work_dir / run_stem(lab.id, check.id)).string() + ".trace";
+  Claim claim = run_student_check(traced, lab, check);
+  // Whatever the student's run says of itself counts for nothing but a
+  // failure: a pass only means "traced", and the grader's replay times it.
+  if (claim.said.verdict == Verdict::pass)
+    if (std::string big = over_bound(traced.trace_out, kMaxTraceBytes, "its launch trace"); !big.empty())
+      claim.said.verdict = Verdict::fail, claim.said.failures = {std::move(big)};
+  return claim;
+}
+
+RunContext Grader::speed_context(const Checking& c, std::size_t lab, const CheckSpec& check) {
+  const RunContext lc = c.lab_context(lab, build(c.staged.slot));
+  RunContext cc = lc;
+  RunContext speed_ctx = lc;
+  speed_ctx.seed = reference_speed_seed();
+  cc.reference_s = reference_speed_seconds(speed_ctx, *c.grade.labs[lab].spec, check, false);
+  return cc;
+}
+
+Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                               std::string& launch, std::optional<Claim> traced) {
+  const fs::path base = ctx.work_dir / run_stem(lab.id, check.id);
   struct Remove {
     std::vector<fs::path> files;
     ~Remove() {
@@ -88,18 +109,11 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
       for (const auto& f : files) fs::remove(f, ec);
     }
   } remove{{base.string() + ".trace", base.string() + ".kernels"}};
-  RunContext traced = ctx;
-  traced.trace_out = base.string() + ".trace";
-  Claim claim = run_student_check(traced, lab, check);
-  // Whatever the student's run says of itself counts for nothing but a
-  // failure: a pass only means "traced", and the grader's replay times it.
-  if (claim.said.verdict == Verdict::pass)
-    if (std::string big = over_bound(traced.trace_out, kMaxTraceBytes, "its launch trace"); !big.empty())
-      claim.said.verdict = Verdict::fail, claim.said.failures = {std::move(big)};
+  Claim claim = traced ? std::move(*traced) : trace_speed_check(ctx, lab, check);
   if (claim.said.verdict != Verdict::pass) return judge_speed_untimed(std::move(claim));
   const double traced_s = claim.said.seconds;
-  profile(fmt::format("  {} {} traced", lab.id, check.id));
-  launch = describe_traced_launch(read_text(traced.trace_out));
+  if (!traced) profile(fmt::format("  {} {} traced", lab.id, check.id));
+  launch = describe_traced_launch(read_text(base.string() + ".trace"));
   std::string error;
   const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
   if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error))
@@ -127,6 +141,7 @@ void Grader::run_speed_checks(Checking& c) {
     LabGrade& lab = g.labs[i];
     if (lab.status != LabStatus::graded) continue;
     const RunContext lc = c.lab_context(i, build(slot));
+    const bool have_traces = i < c.traced.size();
     std::vector<Judged> correct;  // what the speed checks' requirements read
     for (const auto& r : c.done[i])
       if (r) correct.push_back(*r);
@@ -136,6 +151,12 @@ void Grader::run_speed_checks(Checking& c) {
       // A speed check counts only when the correctness checks it requires
       // passed (score.h): where one failed it is not timed at all, and says why.
       if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
+        // Traced beside the correctness checks before a second look failed
+        // one (a sanitizer's report): that trace is dropped unread.
+        if (have_traces && c.traced[i][k]) {
+          std::error_code ec;
+          fs::remove(lc.work_dir / (run_stem(lab.spec->id, check.id) + ".trace"), ec);
+        }
         c.done[i][k] = judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
         continue;
       }
@@ -147,12 +168,13 @@ void Grader::run_speed_checks(Checking& c) {
         c.done[i][k] = std::move(r);
         continue;
       }
-      RunContext cc = lc;
-      RunContext speed_ctx = lc;
-      speed_ctx.seed = reference_speed_seed();
-      cc.reference_s = reference_speed_seconds(speed_ctx, *lab.spec, check, false);
+      const RunContext cc = speed_context(c, i, check);
       std::string launch;
-      Judged r = run_speed_check(cc, *lab.spec, check, slot, launch);
+      // Traced beside the correctness checks where those it requires passed
+      // there (correctness.cpp); traced here otherwise.
+      std::optional<Claim> traced;
+      if (have_traces) traced = std::move(c.traced[i][k]);
+      Judged r = run_speed_check(cc, *lab.spec, check, slot, launch, std::move(traced));
       if (!check.explain.empty())
         r.edit_words([&](CheckResult& words) { explain_slow(lc, *lab.spec, check, slot, launch, words); });
       profile(fmt::format("slot {}: {} {} ran", slot, lab.spec->id, check.id));
