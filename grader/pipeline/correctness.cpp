@@ -83,12 +83,18 @@ void Grader::run_correctness(Checking& c) {
       const auto& p = c.correctness[k];
       const LabSpec& spec = *g.labs[p.lab].spec;
       const CheckSpec& check = spec.checks[p.check];
-      const auto t0 = std::chrono::steady_clock::now();
+      using clock = std::chrono::steady_clock;
+      const auto since = [](clock::time_point t) {
+        return std::chrono::duration<double>(clock::now() - t).count();
+      };
+      const auto t0 = clock::now();
       // The student's process claims; the judge compares its outputs with the reference's.
-      Judged judged =
-          judge_correctness(run_student_check(p.ctx, spec, check), p.ctx.reference_evidence, check);
-      profile(fmt::format("  {} {} ran ({:.2f} s)", spec.id, check.id,
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+      Claim claim = run_student_check(p.ctx, spec, check);
+      const double process_s = since(t0);
+      const auto t1 = clock::now();
+      Judged judged = judge_correctness(std::move(claim), p.ctx.reference_evidence, check);
+      profile(fmt::format("  {} {} ran: its process {:.2f} s, judged in {:.2f} s", spec.id, check.id,
+                          process_s, since(t1)));
       const bool pass = judged.passed();
       c.ran[k] = std::move(judged);
       if (!pass) return;
