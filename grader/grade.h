@@ -150,6 +150,12 @@ class Grader {
   void settle_labs(Staging& s);
   // A submission between the stages of run(), on the GPU: what each stage
   // reads and adds to.
+  // A speed check's traced run: what the student's process said, and the
+  // launch trace it left (its own name: run_stem names every run apart).
+  struct Traced {
+    Claim claim;
+    std::filesystem::path file;
+  };
   struct Checking {
     SubmissionGrade grade;
     Staged staged;   // its slot, GPU, seeds and ready labs (its grade is `grade`)
@@ -165,7 +171,7 @@ class Grader {
     // Per lab and check: a speed check's traced run (the student's launcher,
     // nothing timed), taken beside the correctness checks as soon as those it
     // requires passed, so that the speed stage only times.
-    std::vector<std::vector<std::optional<Claim>>> traced;
+    std::vector<std::vector<std::optional<Traced>>> traced;
     std::chrono::steady_clock::time_point t0;
     // The context of a lab's checks in the build folder `build_dir`.
     RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
@@ -208,11 +214,11 @@ class Grader {
   // build times them (cudalab/replay.h). That run's result is the check's.
   // `launch` gets the student's first traced launch ("grid (...), block (...)").
   Judged run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
-                         std::string& launch, std::optional<Claim> traced = std::nullopt);
+                         std::string& launch, std::optional<Traced> traced = std::nullopt);
   // The first half of a speed check: the student's run with its launches
   // traced (its context as the speed stage makes it, speed_context). Times
   // nothing, so it may share the GPU.
-  Claim trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+  Traced trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
   // A speed check's context: the lab's, with the reference's time at the
   // speed seed as its limit's base.
   RunContext speed_context(const Checking& c, std::size_t lab, const CheckSpec& check);

@@ -77,7 +77,7 @@ bool Grader::student_device_code(const LabSpec& lab, int slot, const fs::path& o
   return true;
 }
 
-Claim Grader::trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+Grader::Traced Grader::trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
   fs::create_directories(ctx.work_dir);
   RunContext traced = ctx;
   traced.trace_out = (ctx.work_dir / run_stem(lab.id, check.id)).string() + ".trace";
@@ -87,7 +87,7 @@ Claim Grader::trace_speed_check(const RunContext& ctx, const LabSpec& lab, const
   if (claim.said.verdict == Verdict::pass)
     if (std::string big = over_bound(traced.trace_out, kMaxTraceBytes, "its launch trace"); !big.empty())
       claim.said.verdict = Verdict::fail, claim.said.failures = {std::move(big)};
-  return claim;
+  return Traced{std::move(claim), traced.trace_out};
 }
 
 RunContext Grader::speed_context(const Checking& c, std::size_t lab, const CheckSpec& check) {
@@ -100,20 +100,21 @@ RunContext Grader::speed_context(const Checking& c, std::size_t lab, const Check
 }
 
 Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
-                               std::string& launch, std::optional<Claim> traced) {
+                               std::string& launch, std::optional<Traced> traced) {
   const fs::path base = ctx.work_dir / run_stem(lab.id, check.id);
+  Traced t = traced ? std::move(*traced) : trace_speed_check(ctx, lab, check);
+  Claim& claim = t.claim;
   struct Remove {
     std::vector<fs::path> files;
     ~Remove() {
       std::error_code ec;
       for (const auto& f : files) fs::remove(f, ec);
     }
-  } remove{{base.string() + ".trace", base.string() + ".kernels"}};
-  Claim claim = traced ? std::move(*traced) : trace_speed_check(ctx, lab, check);
+  } remove{{t.file, base.string() + ".kernels"}};
   if (claim.said.verdict != Verdict::pass) return judge_speed_untimed(std::move(claim));
   const double traced_s = claim.said.seconds;
   if (!traced) profile(fmt::format("  {} {} traced", lab.id, check.id));
-  launch = describe_traced_launch(read_text(base.string() + ".trace"));
+  launch = describe_traced_launch(read_text(t.file));
   std::string error;
   const std::string reference_error = build_reference(lab, /*cpu_mode=*/false);
   if (!reference_error.empty() || !student_device_code(lab, slot, base.string() + ".kernels", error))
@@ -123,7 +124,7 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
   profile(fmt::format("  {} {} kernels extracted", lab.id, check.id));
   RunContext rc = ctx;
   rc.binary = reference_binary(build(kReferenceSlot), lab, false);
-  rc.replay_trace = base.string() + ".trace";
+  rc.replay_trace = t.file;
   rc.replay_code = base.string() + ".kernels";
   Testimony timed = run_reference_check(rc, lab, check);
   timed.said.seconds += traced_s;
@@ -155,7 +156,7 @@ void Grader::run_speed_checks(Checking& c) {
         // one (a sanitizer's report): that trace is dropped unread.
         if (have_traces && c.traced[i][k]) {
           std::error_code ec;
-          fs::remove(lc.work_dir / (run_stem(lab.spec->id, check.id) + ".trace"), ec);
+          fs::remove(c.traced[i][k]->file, ec);
         }
         c.done[i][k] = judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
         continue;
@@ -172,7 +173,7 @@ void Grader::run_speed_checks(Checking& c) {
       std::string launch;
       // Traced beside the correctness checks where those it requires passed
       // there (correctness.cpp); traced here otherwise.
-      std::optional<Claim> traced;
+      std::optional<Traced> traced;
       if (have_traces) traced = std::move(c.traced[i][k]);
       Judged r = run_speed_check(cc, *lab.spec, check, slot, launch, std::move(traced));
       if (!check.explain.empty())
