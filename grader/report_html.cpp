@@ -55,6 +55,14 @@ std::string tick_label(double v) {
   return fmt::format("{:g}", v);
 }
 
+// A share of a peak: "7%", "0.4%"; never "0%" for a kernel that ran (a
+// slow one reads its share, not nothing).
+std::string percent(double p) {
+  if (p >= 1) return fmt::format("{:.0f}%", p);
+  if (p >= 0.1) return fmt::format("{:.1f}%", p);
+  return "under 0.1%";
+}
+
 struct Frame {
   double left = 70, right = 20, top = 28, bottom = 46, width = 620, height = 340;
   double plot_w() const { return width - left - right; }
@@ -293,8 +301,7 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
                   p.student ? " student" : "", X(x), Y(g), paint, html_escape(p.label), g, where) +
               marks;
       std::string share;
-      if (c.peak_fp32_gflops > 0)
-        share = fmt::format(", {:.0f}% of the FP32 peak", 100 * g / c.peak_fp32_gflops);
+      if (c.peak_fp32_gflops > 0) share = ", " + percent(100 * g / c.peak_fp32_gflops) + " of the FP32 peak";
       const std::string dot = p.student ? fmt::format("border:3px solid {};width:6px;height:6px", color)
                                         : fmt::format("background:{}", color);
       legend +=
@@ -342,7 +349,7 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
              svg_lines(labels[i], X(0) - 6, y + bar_h / 2 + 4 - (lines - 1) * 6, 12,
                        "class=\"label\" font-size=\"11\" text-anchor=\"end\"");
       std::string share;
-      if (c.peak_dram_gbs > 0) share = fmt::format(", {:.0f}% of the DRAM peak", 100 * v / c.peak_dram_gbs);
+      if (c.peak_dram_gbs > 0) share = ", " + percent(100 * v / c.peak_dram_gbs) + " of the DRAM peak";
       legend += fmt::format(
           "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GB/s ({:.3f} ms{})</li>", color,
           html_escape(p.label), v, p.ms, share);

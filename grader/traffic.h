@@ -15,6 +15,10 @@
 // DRAM's bytes: the caches serve part of them, so a kernel whose requests
 // hit in cache stands above the DRAM slope at its x.
 //
+// The student's count comes from a process that ran the student's code
+// (its record and the report simt writes at its exit): it can move a point
+// on the chart and change a note, never a verdict or a point.
+//
 // The grader counts once per reference build for the reference and the
 // lab's foils (the same for every submission) and once per submission for
 // the student's kernel, and only for a check whose chart is a roofline

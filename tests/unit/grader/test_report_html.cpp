@@ -466,6 +466,13 @@ TEST_CASE(
   CHECK(speed_chart_svg(speed_chart(timed_matmul(0.43)), "x")
             .find("traffic not measured: this grade holds no count of each kernel&#39;s traffic") !=
         std::string::npos);
+  // A kernel far from the peak reads its share, never "0%".
+  const std::string slow = speed_chart_svg(speed_chart(timed_matmul(400)), "x");
+  CHECK(slow.find("your kernel: 5 GFLOP/s (400.000 ms, under 0.1% of the FP32 peak)") != std::string::npos);
+  CHECK(speed_chart_svg(speed_chart(timed_matmul(80)), "x").find("27 GFLOP/s (80.000 ms, 0.0") ==
+        std::string::npos);
+  CHECK(speed_chart_svg(speed_chart(timed_matmul(8)), "x")
+            .find("268 GFLOP/s (8.000 ms, 0.4% of the FP32 peak)") != std::string::npos);
   // Only one kernel counted: not a chart of two kinds of x.
   CheckResult half = timed_matmul(0.43);
   CountedTraffic t;
