@@ -68,12 +68,21 @@ void Grader::chart_traffic(const RunContext& ctx, const LabSpec& lab, const Chec
   // The student's kernel: its lab's access build, the one a slow check's
   // explanation runs (second_looks.cpp), built here where none was yet.
   bool built = false;
-  build_lab(lab.id + "-tests-access", slot, built);
+  const std::string log = build_lab(lab.id + "-tests-access", slot, built);
   if (!built) {
-    record_no_traffic("your files did not build for CPU mode's access count", out);
+    // simt counts accesses through GCC's instrumentation: a build configured
+    // with another compiler has no such target.
+    record_no_traffic(log.find("unknown target") != std::string::npos
+                          ? "this grading host's build has no CPU-mode access count (simt's needs GCC)"
+                          : "your files did not build for CPU mode's access count",
+                      out);
     return;
   }
-  auto mine = count_kernel_traffic(ctx, lab, check, build(slot) / "labs" / (lab.id + "-tests-access"),
+  // Words only: a kernel that hangs in CPU mode holds the grade no longer
+  // than a second look does.
+  RunContext look = ctx;
+  look.role = RunRole::second_look;
+  auto mine = count_kernel_traffic(look, lab, check, build(slot) / "labs" / (lab.id + "-tests-access"),
                                    "student", error);
   if (!mine) {
     record_no_traffic("your kernel's count in CPU mode: " + error, out);
