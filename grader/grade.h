@@ -20,6 +20,7 @@
 #include "sandbox.h"
 #include "score.h"
 #include "seed.h"
+#include "traffic.h"
 
 namespace cudalab {
 
@@ -192,6 +193,8 @@ class Grader {
   // Builds the reference's test binary of a lab for GPU or CPU mode (once per
   // grader); "" or why it could not.
   std::string build_reference(const LabSpec& lab, bool cpu_mode);
+  // Any of its lab's targets ("<lab>-tests-traffic"), the same way.
+  std::string build_reference_target(const LabSpec& lab, const std::string& target);
   // The reference's evidence for a check at this seed and mode: run once and
   // kept (a batch reuses it), rebuilt when the reference binary is newer.
   // Empty with `error` set if there is none.
@@ -233,6 +236,19 @@ class Grader {
                    CheckResult& r);
   void explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
                     const std::string& launch, CheckResult& r);
+
+  // The report's roofline (traffic.h, pipeline/traffic.cpp): for a timed
+  // speed check `timed` whose chart is a roofline, the global-memory traffic
+  // of each kernel on it, counted in CPU mode, added to `out` (measurements
+  // and a note), or a note saying why it was not. The student's from the
+  // slot's access build; the others' from the reference's traffic build,
+  // once per reference build. Words and the chart only: no verdict or point
+  // depends on it.
+  void chart_traffic(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                     const CheckResult& timed, CheckResult& out);
+  std::optional<CountedTraffic> reference_traffic(const RunContext& ctx, const LabSpec& lab,
+                                                  const CheckSpec& check, const std::string& who,
+                                                  std::string& error);
 
   // The grading folder's key for the inputs' seeds (seed.h), read once.
   const GradingKey& key();

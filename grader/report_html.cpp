@@ -9,6 +9,7 @@
 #include "class_view.h"
 #include "export.h"
 #include "report.h"
+#include "traffic.h"
 
 namespace cudalab {
 
@@ -52,6 +53,14 @@ std::string tick_label(double v) {
   if (v >= 1e6) return fmt::format("{:g}M", v / 1e6);
   if (v >= 1e4) return fmt::format("{:g}k", v / 1e3);
   return fmt::format("{:g}", v);
+}
+
+// A share of a peak: "7%", "0.4%"; never "0%" for a kernel that ran (a
+// slow one reads its share, not nothing).
+std::string percent(double p) {
+  if (p >= 1) return fmt::format("{:.0f}%", p);
+  if (p >= 0.1) return fmt::format("{:.1f}%", p);
+  return "under 0.1%";
 }
 
 struct Frame {
@@ -124,21 +133,30 @@ SpeedChart speed_chart(const CheckResult& r) {
     if (m.key == "chart_flops") c.flops = m.value;
     if (m.key == "chart_peak_dram_gbs") c.peak_dram_gbs = m.value;
     if (m.key == "chart_peak_fp32_gflops") c.peak_fp32_gflops = m.value;
+    if (m.key == "chart_traffic_flops") c.traffic_flops = m.value;
+    if (m.key == "chart_traffic_m") c.traffic_m = static_cast<int>(m.value);
+    if (m.key == "chart_traffic_n") c.traffic_n = static_cast<int>(m.value);
+    if (m.key == "chart_traffic_k") c.traffic_k = static_cast<int>(m.value);
     if (m.key == "reference_ms") reference_ms = m.value;
   }
+  for (const auto& n : r.notes)
+    if (n.rfind(kTrafficNotMeasured, 0) == 0) c.traffic_note = n;
   if (!(c.bytes > 0)) return c;
   for (const auto& m : r.measurements) {
     if (!(m.value > 0)) continue;
     if (ends_with(m.key, "_ms")) {
       const std::string who = m.key.substr(0, m.key.size() - 3);
-      c.points.push_back({who == "student" ? "your kernel" : who, m.value, who == "student"});
+      c.points.push_back({who == "student" ? "your kernel" : who, who, m.value, who == "student"});
     } else if (ends_with(m.key, "_ratio") && reference_ms > 0) {
       // A foil timed against the reference: its time is the reference's / its ratio.
-      c.points.push_back({m.key.substr(0, m.key.size() - 6) + " (foil)", reference_ms / m.value, false});
+      const std::string who = m.key.substr(0, m.key.size() - 6);
+      c.points.push_back({who + " (foil)", who, reference_ms / m.value, false});
     } else if (m.key == "copy_gbs") {
-      c.points.push_back({"plain copy", c.bytes / (m.value * 1e6), false});
+      c.points.push_back({"plain copy", "copy", c.bytes / (m.value * 1e6), false});
     }
   }
+  for (auto& p : c.points)
+    if (const Measurement* t = r.find(traffic_key(p.who)); t && t->value > 0) p.traffic_bytes = t->value;
   // The student's first.
   std::stable_sort(c.points.begin(), c.points.end(),
                    [](const ChartPoint& a, const ChartPoint& b) { return a.student && !b.student; });
@@ -152,6 +170,15 @@ bool SpeedChart::memory_bound() const {
   // read as a failing grade for a kernel that does all it can.
   if (peak_dram_gbs > 0 && peak_fp32_gflops > 0) return flops / bytes < peak_fp32_gflops / peak_dram_gbs;
   return false;
+}
+
+bool SpeedChart::traffic_measured() const {
+  return traffic_flops > 0 && !points.empty() &&
+         std::all_of(points.begin(), points.end(), [](const ChartPoint& p) { return p.traffic_bytes > 0; });
+}
+
+double SpeedChart::intensity(const ChartPoint& p) const {
+  return traffic_measured() ? traffic_flops / p.traffic_bytes : flops / bytes;
 }
 
 std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
@@ -171,16 +198,41 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
     }
     f.left = std::max(f.left, widest + 14);
   }
+  // The roofline's x-axis title says what its x is, wrapped under the plot.
+  const bool measured = !bars && c.traffic_measured();
+  std::vector<std::string> x_title;
+  if (!bars) {
+    const std::string at = c.traffic_m > 0
+                               ? fmt::format(" at {}x{}x{}", c.traffic_m, c.traffic_n, c.traffic_k)
+                               : fmt::format(" at a call of {:g} MFLOP", c.traffic_flops / 1e6);
+    x_title = wrap_words(
+        measured
+            ? "FLOP per byte of global-memory traffic (32-byte sectors each kernel requested, counted in "
+              "CPU mode" +
+                  at + ")"
+            : "FLOP per byte of compulsory DRAM traffic (the lab's nominal intensity, the same for every "
+              "kernel)",
+        static_cast<std::size_t>(f.plot_w() / text_width("x", 12)));
+    const double extra = 15.0 * static_cast<double>(x_title.size() - 1);
+    f.bottom += extra, f.height += extra;
+  }
   std::string svg = svg_open(f, title);
-  std::string legend;
+  std::string legend, caption;
   const double x0 = f.left, y0 = f.top + f.plot_h();
   if (!bars) {
-    // Roofline: log-log, arithmetic intensity (FLOP/B) against GFLOP/s.
-    const double ai = c.flops / c.bytes;
+    // Roofline: log-log, FLOP per byte against GFLOP/s at the timed shape.
+    // Each kernel stands at the traffic it requested where that was counted
+    // (traffic.h): a tiled kernel, which reads each element from global
+    // memory once per tile instead of once per use, stands right of a naive
+    // one. Where it was not, every kernel stands at the lab's nominal
+    // intensity, one dashed line, and the caption says why.
+    const double nominal = c.flops / c.bytes;
     const double ridge =
-        c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0 ? c.peak_fp32_gflops / c.peak_dram_gbs : ai;
-    const double xmin = std::pow(10, std::floor(std::log10(std::min(ai, ridge) / 4)));
-    const double xmax = std::pow(10, std::ceil(std::log10(std::max(ai, ridge) * 4)));
+        c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0 ? c.peak_fp32_gflops / c.peak_dram_gbs : nominal;
+    double lo = ridge, hi = ridge;
+    for (const auto& p : c.points) lo = std::min(lo, c.intensity(p)), hi = std::max(hi, c.intensity(p));
+    const double xmin = std::pow(10, std::floor(std::log10(lo / 4)));
+    const double xmax = std::pow(10, std::ceil(std::log10(hi * 4)));
     double rmin = 1e300, rmax = 0;
     for (const auto& p : c.points) {
       const double g = c.flops / (p.ms * 1e6);
@@ -203,55 +255,69 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
           "y=\"{4:.1f}\" "
           "font-size=\"11\" text-anchor=\"end\">{5}</text>\n",
           x0, Y(t), x0 + f.plot_w(), x0 - 6, Y(t) + 4, tick_label(t));
+    svg += svg_lines(x_title, x0 + f.plot_w() / 2, y0 + 32, 15,
+                     "class=\"axis x\" font-size=\"12\" text-anchor=\"middle\"");
     svg += fmt::format(
-        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">arithmetic intensity (FLOP per byte "
-        "of "
-        "DRAM traffic)</text>\n<text x=\"14\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\" "
-        "transform=\"rotate(-90 14 {})\">GFLOP/s</text>\n",
-        x0 + f.plot_w() / 2, f.height - 8, f.top + f.plot_h() / 2, f.top + f.plot_h() / 2);
+        "<text class=\"axis y\" x=\"14\" y=\"{0}\" font-size=\"12\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 14 {0})\">GFLOP/s (timed on the GPU)</text>\n",
+        f.top + f.plot_h() / 2);
     if (c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0) {
       svg += fmt::format(
           "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"{:.1f},{:.1f} "
           "{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
           X(xmin), Y(xmin * c.peak_dram_gbs), X(ridge), Y(c.peak_fp32_gflops), X(xmax),
           Y(c.peak_fp32_gflops));
+      // The slope's label under its start: the slope rises away from it.
       svg += fmt::format(
           "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\">DRAM {:.0f} GB/s</text>\n<text "
           "x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\" text-anchor=\"end\">FP32 peak {:.0f} "
           "GFLOP/s</text>\n",
-          X(xmin) + 6, Y(xmin * c.peak_dram_gbs) - 8, c.peak_dram_gbs, X(xmax) - 4, Y(c.peak_fp32_gflops) - 6,
-          c.peak_fp32_gflops);
+          X(xmin) + 6, std::min(Y(xmin * c.peak_dram_gbs) + 14, y0 - 4), c.peak_dram_gbs, X(xmax) - 4,
+          Y(c.peak_fp32_gflops) - 6, c.peak_fp32_gflops);
     }
-    svg += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" "
-        "stroke-dasharray=\"3,3\"/>\n",
-        X(ai), f.top, y0);
-    // Every kernel of a check has the same intensity, so a kernel as fast as
-    // another lands on it: the student's is a ring drawn last, around the dot
-    // it may cover, so both stay visible.
+    if (!measured)
+      svg += fmt::format(
+          "<line class=\"nominal\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" "
+          "stroke-dasharray=\"3,3\"/>\n",
+          X(nominal), f.top, y0);
+    // Kernels of the same traffic stand on one x, and one as fast as another
+    // lands on it: the student's is a ring drawn last, around the dot it may
+    // cover, so both stay visible.
     std::string marks;
+    bool above_dram = false;
     for (std::size_t i = 0; i < c.points.size(); ++i) {
       const auto& p = c.points[i];
       const double g = c.flops / (p.ms * 1e6);
+      const double x = c.intensity(p);
+      above_dram = above_dram || (c.peak_dram_gbs > 0 && g > x * c.peak_dram_gbs);
       const char* color = kColors[std::min<std::size_t>(i, 6)];
       const std::string paint =
           p.student ? fmt::format("r=\"8\" fill=\"none\" stroke=\"{}\" stroke-width=\"3\"", color)
                     : fmt::format("r=\"5\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.5\"", color);
+      const std::string where = measured ? fmt::format(" at {:.2f} FLOP/B", x) : "";
       marks = fmt::format(
                   "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" {}><title>{}: {:.0f} "
-                  "GFLOP/s</title></circle>\n",
-                  p.student ? " student" : "", X(ai), Y(g), paint, html_escape(p.label), g) +
+                  "GFLOP/s{}</title></circle>\n",
+                  p.student ? " student" : "", X(x), Y(g), paint, html_escape(p.label), g, where) +
               marks;
       std::string share;
-      if (c.peak_fp32_gflops > 0)
-        share = fmt::format(", {:.0f}% of the FP32 peak", 100 * g / c.peak_fp32_gflops);
+      if (c.peak_fp32_gflops > 0) share = ", " + percent(100 * g / c.peak_fp32_gflops) + " of the FP32 peak";
       const std::string dot = p.student ? fmt::format("border:3px solid {};width:6px;height:6px", color)
                                         : fmt::format("background:{}", color);
       legend +=
-          fmt::format("<li><span class=\"dot\" style=\"{}\"></span>{}: {:.0f} GFLOP/s ({:.3f} ms{})</li>",
-                      dot, html_escape(p.label), g, p.ms, share);
+          fmt::format("<li><span class=\"dot\" style=\"{}\"></span>{}: {:.0f} GFLOP/s{} ({:.3f} ms{})</li>",
+                      dot, html_escape(p.label), g, where, p.ms, share);
     }
     svg += marks;
+    if (!measured)
+      caption = (c.traffic_note.empty()
+                     ? std::string(kTrafficNotMeasured) + "this grade holds no count of each kernel's traffic"
+                     : c.traffic_note) +
+                "; every kernel stands at the lab's nominal intensity, the dashed line.";
+    else if (above_dram)
+      caption =
+          "A kernel above the DRAM slope got part of the traffic it requested from the caches (L1, L2): the "
+          "sectors counted are those it asked for, not those DRAM delivered.";
   } else {
     // Only data moved, or too little work per byte for the FP32 roof to
     // matter (a transpose, a vector add): achieved GB/s as bars against the
@@ -283,7 +349,7 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
              svg_lines(labels[i], X(0) - 6, y + bar_h / 2 + 4 - (lines - 1) * 6, 12,
                        "class=\"label\" font-size=\"11\" text-anchor=\"end\"");
       std::string share;
-      if (c.peak_dram_gbs > 0) share = fmt::format(", {:.0f}% of the DRAM peak", 100 * v / c.peak_dram_gbs);
+      if (c.peak_dram_gbs > 0) share = ", " + percent(100 * v / c.peak_dram_gbs) + " of the DRAM peak";
       legend += fmt::format(
           "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GB/s ({:.3f} ms{})</li>", color,
           html_escape(p.label), v, p.ms, share);
@@ -298,7 +364,9 @@ std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
   svg += fmt::format(
       "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n</svg>\n", x0,
       f.top, f.plot_w(), f.plot_h());
-  return "<figure>" + svg + "<figcaption><ul class=\"legend\">" + legend + "</ul></figcaption></figure>\n";
+  return "<figure>" + svg + "<figcaption><ul class=\"legend\">" + legend + "</ul>" +
+         (caption.empty() ? "" : "<p class=\"note traffic\">" + html_escape(caption) + "</p>") +
+         "</figcaption></figure>\n";
 }
 
 namespace {

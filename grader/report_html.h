@@ -2,8 +2,9 @@
 //
 // report.html beside results.json: every lab's checks with their messages,
 // and for each speed check a chart of where the student's kernel stands: a
-// roofline (arithmetic intensity against achieved GFLOP/s, under the GPU's
-// DRAM slope and FP32 roof) when the kernel computes, a bandwidth chart
+// roofline (FLOP per byte of the global-memory traffic each kernel requested,
+// counted in CPU mode (traffic.h), against the GFLOP/s the GPU measured,
+// under the GPU's DRAM slope and FP32 roof) when the kernel computes, a bandwidth chart
 // (achieved GB/s against the DRAM peak) when it only moves data (a
 // transpose, a vector add), with the reference and the lab's foils on it,
 // and a gauge of its ratio against the pass and full-credit thresholds. The
@@ -27,8 +28,10 @@ std::string html_escape(const std::string& s);
 // One point of a speed chart: a kernel and its median time.
 struct ChartPoint {
   std::string label;  // "your kernel", "reference", "chunked (foil)"
+  std::string who;    // its measurements' name: "student", "reference", "chunked", "copy"
   double ms = 0;
   bool student = false;
+  double traffic_bytes = 0;  // its requested global traffic per counted call (traffic.h); 0 not counted
 };
 
 // What a speed check's record gives the chart (its chart_* measurements, the
@@ -38,11 +41,22 @@ struct SpeedChart {
   double bytes = 0, flops = 0;  // one call's compulsory DRAM traffic and FP32 work
   double peak_dram_gbs = 0, peak_fp32_gflops = 0;
   std::vector<ChartPoint> points;
+  // The traffic counts (traffic.h): the counted call's work and shape (0
+  // where it has none), each point's traffic_bytes; or why there are none.
+  double traffic_flops = 0;
+  int traffic_m = 0, traffic_n = 0, traffic_k = 0;
+  std::string traffic_note;  // kTrafficNotMeasured's note, where the grader left one
   // No FP32 work, or so little per byte that even the compulsory traffic
   // keeps the kernel under the DRAM slope (left of the ridge: a vector add,
   // a transpose): its chart is GB/s against the DRAM peak, with no FP32
   // share. Otherwise a roofline.
   bool memory_bound() const;
+  // Every kernel's traffic was counted: the roofline places each at its own
+  // FLOP per requested byte. Otherwise all stand at the lab's nominal
+  // intensity (flops / bytes), and the chart says the traffic was not measured.
+  bool traffic_measured() const;
+  // Where the roofline places p: FLOP per byte (counted, or nominal).
+  double intensity(const ChartPoint& p) const;
 };
 SpeedChart speed_chart(const CheckResult& r);
 // The chart as inline SVG ("" without points).

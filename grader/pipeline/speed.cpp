@@ -138,6 +138,24 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
 void Grader::run_speed_checks(Checking& c) {
   SubmissionGrade& g = c.grade;
   const int slot = c.staged.slot;
+  // A roofline check's traffic count (chart_traffic) is CPU work: it runs
+  // beside the next check's GPU timing, one at a time (it may build in the
+  // slot's folder, as a slow check's explanation does), and its words join
+  // the check's result when it is done.
+  struct Counting {
+    std::size_t lab, check;
+    std::future<CheckResult> words;
+  };
+  std::optional<Counting> counting;
+  const auto settle = [&] {
+    if (!counting) return;
+    const CheckResult extra = counting->words.get();
+    c.done[counting->lab][counting->check]->edit_words([&](CheckResult& w) {
+      w.measurements.insert(w.measurements.end(), extra.measurements.begin(), extra.measurements.end());
+      w.notes.insert(w.notes.end(), extra.notes.begin(), extra.notes.end());
+    });
+    counting.reset();
+  };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
     if (lab.status != LabStatus::graded) continue;
@@ -176,12 +194,28 @@ void Grader::run_speed_checks(Checking& c) {
       std::optional<Traced> traced;
       if (have_traces) traced = std::move(c.traced[i][k]);
       Judged r = run_speed_check(cc, *lab.spec, check, slot, launch, std::move(traced));
-      if (!check.explain.empty())
+      if (!check.explain.empty()) {
+        settle();
         r.edit_words([&](CheckResult& words) { explain_slow(lc, *lab.spec, check, slot, launch, words); });
+      }
       profile(fmt::format("slot {}: {} {} ran", slot, lab.spec->id, check.id));
+      const CheckResult timed = r.result();
       c.done[i][k] = std::move(r);
+      settle();
+      counting = Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed] {
+                            CheckResult words;
+                            try {
+                              chart_traffic(lc, *lab.spec, check, slot, timed, words);
+                            } catch (const std::exception& e) {
+                              // A chart without counts, never a grade without a result.
+                              words = CheckResult{};
+                              record_no_traffic(e.what(), words);
+                            }
+                            return words;
+                          })};
     }
   }
+  settle();
 }
 
 }  // namespace cudalab

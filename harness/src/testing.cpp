@@ -108,6 +108,14 @@ bool too_big_for_cpu_mode(double buffer_elements) {
   return true;
 }
 
+const std::string& traffic_of() {
+  static const std::string who = [] {
+    const char* env = std::getenv("CUDALAB_TRAFFIC");
+    return std::string(cpu_mode() && env ? env : "");
+  }();
+  return who;
+}
+
 bool speed_not_measurable() {
   if (cpu_mode()) {
     mark_not_run("speed is not measured in CPU mode: run on a GPU for the speed checks");

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """report.html and a batch's index.html in a real browser: the unit tests
 write a page with a speed check's roofline (made-up results,
-CUDALAB_REPORT_OUT) and a batch page with its histogram and class view
-(testbed::class_batch(), CUDALAB_INDEX_OUT); Debian's headless Chromium
-screenshots each (report.png, index.png in WORK_DIR, to look at), and they
-must show what matters: the student's point in its red and the roof's dark
-line; the histogram's blue bars and the class view's orange share bars.
+CUDALAB_REPORT_OUT), that roofline alone (CUDALAB_ROOFLINE_OUT: a tiled
+kernel and the naive one, each at the traffic CPU mode counted) and a batch
+page with its histogram and class view (testbed::class_batch(),
+CUDALAB_INDEX_OUT); Debian's headless Chromium screenshots each (report.png,
+roofline.png, index.png in WORK_DIR, to look at), and they must show what
+matters: the student's point in its red and the roof's dark line; the
+student's tiled kernel right of the naive one; the histogram's blue bars
+and the class view's orange share bars.
 Exit 77 (skipped) where Chromium is not installed.
 
     python3 tests/report/check_in_browser.py UNIT_TESTS_BINARY WORK_DIR
@@ -72,12 +75,14 @@ def main():
     os.makedirs(work, exist_ok=True)
     page, shot = os.path.join(work, "report.html"), os.path.join(work, "report.png")
     index, index_shot = os.path.join(work, "index.html"), os.path.join(work, "index.png")
-    for f in (page, shot, index, index_shot):
+    roof, roof_shot = os.path.join(work, "roofline.html"), os.path.join(work, "roofline.png")
+    for f in (page, shot, index, index_shot, roof, roof_shot):
         if os.path.exists(f):
             os.remove(f)
-    env = dict(os.environ, CUDALAB_REPORT_OUT=page, CUDALAB_INDEX_OUT=index)
+    env = dict(os.environ, CUDALAB_REPORT_OUT=page, CUDALAB_INDEX_OUT=index, CUDALAB_ROOFLINE_OUT=roof)
     for case in ("report.html for the browser test is written where it is asked for",
-                 "index.html for the browser test is written where it is asked for"):
+                 "index.html for the browser test is written where it is asked for",
+                 "the roofline for the browser test is written where it is asked for"):
         subprocess.run([unit, case], env=env, check=True, stdout=subprocess.DEVNULL)
 
     def screenshot(html, png, height):
@@ -105,6 +110,24 @@ def main():
     if longest < 100:
         problems.append("the roofline's FP32 ceiling is not drawn")
 
+    # The roofline alone: the student's ring (red) and the naive kernel's
+    # dot (blue) are the only marks of their colours in its plot, which
+    # starts 70 px into the chart (the legend's marks stand left of that).
+    width, height, rows = screenshot(roof, roof_shot, 600)
+
+    def centre(rgb):
+        xs = [x for y in range(height) for x in range(100, width) if near(rows[y][x], rgb, 12)]
+        return (sum(xs) / len(xs), len(xs)) if xs else (None, 0)
+
+    (ring_x, ring_n), (naive_x, naive_n) = centre((0xd6, 0x27, 0x28)), centre((0x1f, 0x77, 0xb4))
+    print(f"roofline screenshot {width}x{height}: the student's ring at x {ring_x} ({ring_n} px), "
+          f"the naive kernel's dot at x {naive_x} ({naive_n} px)")
+    if ring_n < 30 or naive_n < 30:
+        problems.append("the roofline's two kernels are not both on the page")
+    elif ring_x < naive_x + 100:
+        # 3.76 against 0.50 FLOP/B: 0.88 of a decade, about 170 px of its 4 decades.
+        problems.append("the tiled kernel does not stand right of the naive one on the roofline")
+
     width, height, rows = screenshot(index, index_shot, 1200)
     blue = sum(1 for y in range(height) for x in range(width) if near(rows[y][x], (0x1f, 0x77, 0xb4), 12))
     orange = sum(1 for y in range(height) for x in range(width) if near(rows[y][x], (0xe0, 0x7b, 0x39), 12))
@@ -118,7 +141,7 @@ def main():
         problems.append("the class view's share bars are not on the batch page")
     for p in problems:
         print("FAIL:", p)
-    print("report in a browser: " + ("ok" if not problems else "FAILED") + f" ({shot}, {index_shot})")
+    print("report in a browser: " + ("ok" if not problems else "FAILED") + f" ({shot}, {roof_shot}, {index_shot})")
     return 1 if problems else 0
 
 

@@ -52,6 +52,16 @@ bool too_big_for_cpu_mode(double buffer_elements);
 // running check "not run" and returns true, and the check should return.
 bool speed_not_measurable();
 
+// The kernel whose global-memory traffic this run counts for the report's
+// roofline, or "" (then the checks run as always). The grader sets
+// CUDALAB_TRAFFIC in a CPU-mode run with simt's access report on: "student"
+// for the launcher under test, or the name a speed check gives the kernel it
+// compares with ("naive", "reference"). A speed check then runs that kernel
+// once at a small shape of the same kind, records the shape's work as
+// traffic_flops, and nothing else; the access report counts the sectors.
+// Always "" outside CPU mode.
+const std::string& traffic_of();
+
 // For the report's roofline (grader/report_html.cpp): what one call of the
 // timed launcher must move and compute (compulsory DRAM bytes, FP32 FLOP),
 // and this GPU's peaks, as measurements named chart_* (the text report does

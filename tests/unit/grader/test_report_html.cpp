@@ -11,6 +11,7 @@
 #include "judged_for_tests.h"
 #include "report_html.h"
 #include "testbed.h"
+#include "traffic.h"
 
 using namespace cudalab;
 
@@ -30,6 +31,25 @@ CheckResult timed_matmul(double student_ms) {
                     {"chart_peak_fp32_gflops", 66908, "GFLOP/s"}};
   r.failures = {"matmul_tiled runs at 1.00x the speed of the naive kernel; this check needs 1.30x <here>"};
   return r;
+}
+
+// The traffic CPU mode counted at 128^3 (grader/traffic.h): lab 03's
+// solution as the student's kernel, lab 02's naive one, as the real
+// -tests-access builds counted them (tests/traffic/).
+void count_tiled_and_naive(CheckResult& r) {
+  CountedTraffic tiled, naive;
+  tiled.flops = naive.flops = 4194304;
+  tiled.m = tiled.n = tiled.k = naive.m = naive.n = naive.k = 128;
+  tiled.bytes = 1114112;
+  naive.bytes = 8454144;
+  record_traffic({{"student", tiled}, {"naive", naive}}, r);
+}
+
+// The cx of the first <circle> of `cls` in an SVG.
+double circle_x(const std::string& svg, const std::string& cls) {
+  const std::size_t at = svg.find("<circle class=\"" + cls + "\"");
+  REQUIRE(at != std::string::npos);
+  return std::atof(svg.c_str() + svg.find("cx=\"", at) + 4);
 }
 
 }  // namespace
@@ -157,14 +177,41 @@ TEST_CASE("report.html for the browser test is written where it is asked for", "
   CheckResult sq;
   sq.id = "square", sq.name = spec.checks[0].name, sq.kind = CheckKind::correctness,
   sq.verdict = Verdict::pass;
-  lab.results = JudgedForTests::make({sq, timed_matmul(0.43)});
+  // A tiled kernel as slow as the naive one (the check's failure says
+  // 1.00x), right of it on the roofline: the traffic CPU mode counts.
+  CheckResult fast = timed_matmul(0.43);
+  count_tiled_and_naive(fast);
+  lab.results = JudgedForTests::make({sq, fast});
   g.labs.push_back(lab);
   score_submission(g);
-  const std::string html = report_html(testbed::doc_of(g));
+  // Through grade.json and back, as `cudalab export` writes the page.
+  std::string error;
+  const auto doc = grade_document_from_json(to_json(testbed::doc_of(g)), error);
+  REQUIRE(doc);
+  const std::string html = report_html(*doc);
+  REQUIRE(html == report_html(testbed::doc_of(g)));
   REQUIRE(html.find("class=\"point student\"") != std::string::npos);
+  REQUIRE(html.find("at 3.76 FLOP/B") != std::string::npos);
   if (const char* out = std::getenv("CUDALAB_REPORT_OUT")) {
     std::ofstream f(out);
     f << html;
+    REQUIRE(f.good());
+  }
+}
+
+TEST_CASE("the roofline for the browser test is written where it is asked for", "[unit][report-html]") {
+  // tests/report/check_in_browser.py sets CUDALAB_ROOFLINE_OUT and checks,
+  // on the screenshot, that the student's tiled kernel (its red ring) stands
+  // right of the naive kernel (the blue dot).
+  CheckResult r = timed_matmul(0.28);
+  count_tiled_and_naive(r);
+  const std::string svg = speed_chart_svg(speed_chart(r), "03_tiling: faster-than-naive");
+  REQUIRE(circle_x(svg, "point student") > circle_x(svg, "point"));
+  if (const char* out = std::getenv("CUDALAB_ROOFLINE_OUT")) {
+    std::ofstream f(out);
+    f << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>roofline</title></head><body "
+         "style=\"margin:0\">\n"
+      << svg << "</body></html>\n";
     REQUIRE(f.good());
   }
 }
@@ -363,4 +410,73 @@ TEST_CASE("a chart's labels are drawn whole, wrapped where long, never cut", "[u
   const std::size_t bar = svg.find("class=\"bar");
   const double bars_x = std::atof(svg.c_str() + svg.find("x=\"", bar) + 3);
   CHECK(bars_x >= 0.62 * 11 * std::string("unpadded (foil)").size());
+}
+
+TEST_CASE("a roofline places each kernel at the traffic it requested, the tiled kernel right of the naive",
+          "[unit][report-html]") {
+  CheckResult r = timed_matmul(0.28);
+  count_tiled_and_naive(r);
+  const SpeedChart c = speed_chart(r);
+  REQUIRE(c.traffic_measured());
+  REQUIRE(c.points.size() == 2);
+  CHECK(c.points[0].who == "student");
+  CHECK(c.intensity(c.points[0]) == Approx(3.765).epsilon(0.001));
+  CHECK(c.intensity(c.points[1]) == Approx(0.496).epsilon(0.001));
+  const std::string svg = speed_chart_svg(c, "03_tiling: faster-than-naive");
+  // Log x: 3.765 / 0.496 is 0.88 of a decade right.
+  const double tiled_x = circle_x(svg, "point student"), naive_x = circle_x(svg, "point");
+  CHECK(tiled_x > naive_x + 50);
+  // No dashed nominal line: every kernel has its own x.
+  CHECK(svg.find("class=\"nominal\"") == std::string::npos);
+  const auto texts = svg_texts(svg);
+  CHECK(std::find(
+            texts.begin(), texts.end(),
+            "FLOP per byte of global-memory traffic (32-byte sectors each kernel requested, counted in CPU "
+            "mode at 128x128x128)") != texts.end());
+  CHECK(svg.find("your kernel: 7670 GFLOP/s at 3.76 FLOP/B (0.280 ms, 11% of the FP32 peak)") !=
+        std::string::npos);
+  CHECK(svg.find("naive: 5017 GFLOP/s at 0.50 FLOP/B") != std::string::npos);
+  // The naive kernel at 0.50 FLOP/B under a 3352 GB/s slope could reach
+  // 1663 GFLOP/s from DRAM alone: its 5017 came from the caches, and the
+  // caption says how a point can stand there.
+  CHECK(svg.find("got part of the traffic it requested from the caches") != std::string::npos);
+  CHECK(svg.find("traffic not measured") == std::string::npos);
+  // The same traffic with the reference instead: no second x.
+  CheckResult same = timed_matmul(0.28);
+  same.measurements.push_back({"chart_traffic_reference_bytes", 1114112, "B"});
+  CHECK_FALSE(speed_chart(same).traffic_measured());
+}
+
+TEST_CASE(
+    "a roofline whose traffic was not measured says why and places every kernel at the nominal intensity",
+    "[unit][report-html]") {
+  CheckResult r = timed_matmul(0.43);
+  record_no_traffic("your files did not build for CPU mode's access count", r);
+  const SpeedChart c = speed_chart(r);
+  CHECK_FALSE(c.traffic_measured());
+  CHECK(c.intensity(c.points[0]) == c.intensity(c.points[1]));
+  const std::string svg = speed_chart_svg(c, "03_tiling: fast");
+  CHECK(svg.find("class=\"nominal\"") != std::string::npos);
+  CHECK(circle_x(svg, "point student") == circle_x(svg, "point"));
+  CHECK(
+      svg.find("<p class=\"note traffic\">traffic not measured: your files did not build for CPU "
+               "mode&#39;s access count; every kernel stands at the lab&#39;s nominal intensity, the dashed "
+               "line.</p>") != std::string::npos);
+  // A grade from before the counts (no note either) says so too.
+  CHECK(speed_chart_svg(speed_chart(timed_matmul(0.43)), "x")
+            .find("traffic not measured: this grade holds no count of each kernel&#39;s traffic") !=
+        std::string::npos);
+  // A kernel far from the peak reads its share, never "0%".
+  const std::string slow = speed_chart_svg(speed_chart(timed_matmul(400)), "x");
+  CHECK(slow.find("your kernel: 5 GFLOP/s (400.000 ms, under 0.1% of the FP32 peak)") != std::string::npos);
+  CHECK(speed_chart_svg(speed_chart(timed_matmul(80)), "x").find("27 GFLOP/s (80.000 ms, 0.0") ==
+        std::string::npos);
+  CHECK(speed_chart_svg(speed_chart(timed_matmul(8)), "x")
+            .find("268 GFLOP/s (8.000 ms, 0.4% of the FP32 peak)") != std::string::npos);
+  // Only one kernel counted: not a chart of two kinds of x.
+  CheckResult half = timed_matmul(0.43);
+  CountedTraffic t;
+  t.flops = 4194304, t.bytes = 1114112;
+  record_traffic({{"student", t}}, half);
+  CHECK_FALSE(speed_chart(half).traffic_measured());
 }
