@@ -82,6 +82,13 @@ std::string ensure_gpu_probe() {
   return {};
 }
 
+std::string no_gpu_driver() {
+  std::error_code ec;
+  for (const char* p : {"/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia/version", "/dev/dxg"})
+    if (fs::exists(p, ec)) return {};
+  return "no NVIDIA driver is installed (no /dev/nvidiactl, /proc/driver/nvidia or /dev/dxg)";
+}
+
 std::string find_nvcc() {
   if (const char* path = std::getenv("PATH")) {
     std::istringstream in(path);

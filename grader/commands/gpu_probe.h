@@ -23,6 +23,11 @@ GpuProbe probe_gpu(bool build = false);
 // else why not.
 std::string ensure_gpu_probe();
 
+// Why no GPU can be usable here, known without the probe: no NVIDIA driver
+// (none of its device nodes, /proc/driver/nvidia, or WSL's /dev/dxg); ""
+// where there may be one, and only the probe can tell.
+std::string no_gpu_driver();
+
 // nvcc on PATH, or where the CUDA toolkit installs it; "" if none.
 std::string find_nvcc();
 
