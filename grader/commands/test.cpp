@@ -317,6 +317,7 @@ int TestCommand::run() {
   ctx.work_dir = kBuildRoot / "records";
   ctx.clean_env = false;  // a student's own machine: keep their environment
   ctx.sanitizer = a.sanitize;
+  ctx.keep_output = a.verbose;  // --verbose: each check's own output, passed or not
   if (!a.sanitize.empty())
     fmt::print(
         "Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n",
