@@ -32,6 +32,10 @@ bool read_count(std::string_view s, std::size_t& i, std::size_t& out) {
   return i > from && (i == s.size() || s[i] < '0' || s[i] > '9');
 }
 
+// The steps under way, oldest first (see Progress).
+std::mutex active_mutex;
+std::vector<const Progress*> active;
+
 }  // namespace
 
 std::optional<NinjaStep> parse_ninja_status(std::string_view line) {
@@ -71,6 +75,10 @@ ProgressOptions ProgressOptions::for_stderr() {
 Progress::Progress(std::string what, std::string unit, ProgressOptions options)
     : what_(std::move(what)), unit_(std::move(unit)), options_(std::move(options)) {
   start_ = series_start_ = last_update_ = now();
+  {
+    const std::lock_guard<std::mutex> lock(active_mutex);
+    active.push_back(this);
+  }
   if (options_.show && options_.ticker)
     ticker_ = std::thread([this] {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -83,6 +91,13 @@ Progress::Progress(std::string what, std::string unit, ProgressOptions options)
 
 Progress::~Progress() {
   finish(true);
+}
+
+bool Progress::inner_shown() const {
+  const std::lock_guard<std::mutex> lock(active_mutex);
+  const auto self = std::find(active.begin(), active.end(), this);
+  return self != active.end() &&
+         std::any_of(self + 1, active.end(), [](const Progress* p) { return p->shown_.load(); });
 }
 
 double Progress::now() const {
@@ -156,6 +171,8 @@ void Progress::finish(bool ok) {
   }
   stop_.notify_all();
   if (ticker_.joinable()) ticker_.join();
+  const std::lock_guard<std::mutex> lock(active_mutex);
+  active.erase(std::remove(active.begin(), active.end(), this), active.end());
 }
 
 std::string Progress::text() const {
@@ -199,6 +216,7 @@ std::string Progress::text_locked(double now) const {
 void Progress::show_locked(double now, bool force) {
   if (!options_.show || finished_) return;
   if (!force && now - start_ < options_.delay_s) return;
+  if (!force && inner_shown()) return;
   if (shown_ && !force && now - last_line_ < (options_.terminal ? kRedraw_s : options_.line_interval_s))
     return;
   const std::string text = text_locked(now);

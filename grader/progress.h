@@ -10,6 +10,7 @@
 // and build, before this program exists: keep the two lines' words alike.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -68,6 +69,9 @@ struct ProgressOptions {
 
 // One step's progress: `what` it does ("building 03_tiling-tests-cpu"), in
 // `unit`s ("steps", "checks"). Thread-safe: checks finish on several threads.
+// Steps nest (a grade's reference runs build the references first): while a
+// newer one shows, an older one keeps quiet, so that a terminal's one line is
+// the innermost step's and a log does not say both every interval.
 class Progress {
  public:
   Progress(std::string what, std::string unit, ProgressOptions options = ProgressOptions::for_stderr());
@@ -93,6 +97,8 @@ class Progress {
  private:
   std::string text_locked(double now) const;
   void show_locked(double now, bool force);
+  // A step newer than this one is under way and showing.
+  bool inner_shown() const;
   double now() const;
 
   std::string what_, unit_;
@@ -104,7 +110,9 @@ class Progress {
   double series_start_ = 0, last_update_ = 0;
   std::size_t done_ = 0, total_ = 0;
   std::string detail_, pending_;
-  bool shown_ = false, finished_ = false;
+  // Read by the steps it encloses (see above), under their own locks.
+  std::atomic<bool> shown_{false};
+  bool finished_ = false;
   std::condition_variable stop_;
   std::thread ticker_;
 };

@@ -243,3 +243,33 @@ TEST_CASE("A command that counts no steps shows what it said last: Meson's confi
         "configuring build-grade/slot-0/build (Meson): 2 s (Program nvcc found: YES "
         "(/usr/local/cuda/bin/nvcc))\n");
 }
+
+TEST_CASE("While a step within a step shows, the outer one keeps quiet, and speaks again after it",
+          "[progress][grader]") {
+  Watched w;
+  Progress outer("running the reference solution on each check", "checks", w.options(false));
+  w.t = 1;
+  outer.tick();
+  REQUIRE(w.out.size() == 1);
+  {
+    Progress inner("building the reference solutions' 03_tiling-tests-cpu", "steps", w.options(false));
+    // Within the inner one's first second, the outer one still speaks.
+    w.t = 10.5;
+    outer.tick();
+    REQUIRE(w.out.size() == 2);
+    w.t = 12;
+    inner.update(3, 27);
+    REQUIRE(w.out.size() == 3);
+    for (; w.t < 40; w.t += 0.25) {
+      outer.tick();
+      inner.tick();
+    }
+    for (const auto& line : std::vector<std::string>(w.out.begin() + 2, w.out.end()))
+      CHECK(line.find("building the reference solutions'") == 0);
+  }
+  CHECK(w.out.back().find("building the reference solutions' 03_tiling-tests-cpu: done") == 0);
+  const std::size_t lines = w.out.size();
+  outer.tick();
+  REQUIRE(w.out.size() == lines + 1);
+  CHECK(w.out.back().find("running the reference solution on each check: ") == 0);
+}
