@@ -21,6 +21,13 @@ namespace cudalab {
 
 GpuProbe probe_gpu(bool build) {
   GpuProbe g;
+  // The probe is the CUDA half of the harness, minutes of nvcc on a first
+  // run, for a line that says there is no driver.
+  if (build && !fs::exists(kBuildRoot / "harness" / "cudalab-gpuinfo"))
+    if (std::string why = no_gpu_driver(); !why.empty()) {
+      g.line = std::move(why);
+      return g;
+    }
   if (build) {
     if (const std::string why = ensure_gpu_probe(); !why.empty()) {
       g.line = "not probed: " + why;

@@ -14,7 +14,9 @@ struct GpuProbe {
   nlohmann::json info;
 };
 
-// probe_gpu(true) builds the probe first where it can (ensure_gpu_probe).
+// probe_gpu(true) builds the probe first where it can (ensure_gpu_probe),
+// and where no NVIDIA driver is (no_gpu_driver) a probe not built yet is not
+// built: the line says so.
 GpuProbe probe_gpu(bool build = false);
 
 // Builds the GPU probe (harness/cudalab-gpuinfo) where it is missing or
