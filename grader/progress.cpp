@@ -22,6 +22,9 @@ constexpr std::size_t kMaxPendingLine = 64 * 1024;
 // build its time.
 constexpr double kRedraw_s = 0.1;
 constexpr std::size_t kBarWidth = 20;
+// What a terminal's line keeps for the numbers ("12/64 steps, 45 s, about 2
+// min left") and, at least, for a detail worth showing.
+constexpr std::size_t kNumbersRoom = 38, kDetailRoom = 15;
 
 // Digits at `i` into `out`; false where there are none (or too many to be a count).
 bool read_count(std::string_view s, std::size_t& i, std::size_t& out) {
@@ -197,17 +200,21 @@ std::string Progress::text_locked(double now) const {
   // numbers are what the line is for.
   const std::size_t fits = options_.width > 1 ? options_.width - 1 : 1;
   const std::string numbers = fmt::format("{}", fmt::join(parts, ", "));
+  // The bar's width from the room the longest numbers leave, not these: a
+  // bar that widens and narrows as the estimate comes and goes is hard to read.
+  std::size_t bar_width = 0;
+  for (std::size_t w : {kBarWidth, kBarWidth / 2})
+    if (!bar_width && what_.size() + w + 3 + kNumbersRoom <= fits) bar_width = w;
   std::string bar;
-  if (total_) {
-    const std::size_t filled = std::min(kBarWidth, kBarWidth * done_ / total_);
-    bar = " [" + std::string(filled, '#') + std::string(kBarWidth - filled, '.') + "]";
+  if (total_ && bar_width) {
+    const std::size_t filled = std::min(bar_width, bar_width * done_ / total_);
+    bar = " [" + std::string(filled, '#') + std::string(bar_width - filled, '.') + "]";
   }
-  if (what_.size() + bar.size() + 1 + numbers.size() > fits) bar.clear();
   std::string what = what_;
   if (what.size() + bar.size() + 1 + numbers.size() > fits)
     what = what.substr(0, fits > numbers.size() + 4 ? fits - numbers.size() - 4 : 0) + "...";
   std::string line = what + bar + " " + numbers;
-  if (!detail_.empty() && line.size() + 4 < fits)
+  if (!detail_.empty() && line.size() + 3 + kDetailRoom <= fits)
     line += " (" + detail_.substr(0, fits - line.size() - 3) + ")";
   if (line.size() > fits) line = line.substr(0, fits);
   return line;

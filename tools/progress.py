@@ -28,6 +28,7 @@ ESTIMATE_AFTER = 3
 NINJA_STATUS = "[%f/%t] "
 REDRAW_S = 0.1
 BAR_WIDTH = 20
+NUMBERS_ROOM, DETAIL_ROOM = 38, 15
 
 STATUS = re.compile(r"\[(\d{1,9})/(\d{1,9})\](?: (.*))?$")
 
@@ -116,17 +117,17 @@ class Progress:
             line = "%s: %s" % (self.what, numbers)
             return line + (" (%s)" % self.detail[:100] if self.detail else "")
         fits = max(1, self.width - 1)
+        # the bar's width from the room the longest numbers leave, so it keeps its width
+        width = next((w for w in (BAR_WIDTH, BAR_WIDTH // 2) if len(self.what) + w + 3 + NUMBERS_ROOM <= fits), 0)
         bar = ""
-        if self.total:
-            filled = min(BAR_WIDTH, BAR_WIDTH * self.done // self.total)
-            bar = " [" + "#" * filled + "." * (BAR_WIDTH - filled) + "]"
-        if len(self.what) + len(bar) + 1 + len(numbers) > fits:
-            bar = ""
+        if self.total and width:
+            filled = min(width, width * self.done // self.total)
+            bar = " [" + "#" * filled + "." * (width - filled) + "]"
         what = self.what
         if len(what) + len(bar) + 1 + len(numbers) > fits:
             what = what[:max(0, fits - len(numbers) - 4)] + "..."
         line = what + bar + " " + numbers
-        if self.detail and len(line) + 4 < fits:
+        if self.detail and len(line) + 3 + DETAIL_ROOM <= fits:
             line += " (" + self.detail[:fits - len(line) - 3] + ")"
         return line[:fits]
 

@@ -135,7 +135,8 @@ std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
   std::size_t next = 0, done = 0;
   std::vector<std::future<void>> running;
   fs::create_directories(ctx.work_dir);
-  // A CPU-mode check runs for a minute or more on a laptop: say which are done.
+  // A lab's checks can take minutes (CPU mode simulates every thread): say
+  // how many are done.
   Progress progress(fmt::format("running {}'s checks{}", lab.id, cpu ? " (CPU mode)" : ""), "checks");
   progress.update(0, todo.size());
   std::vector<std::size_t> started;  // the check each of `running` runs

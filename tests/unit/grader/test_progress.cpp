@@ -156,10 +156,11 @@ TEST_CASE("On a terminal one line is redrawn in place, with a bar that fits the 
   CHECK(line.find('\n') == std::string::npos);
   CHECK(line.find("[#####...............]") != std::string::npos);
   CHECK(line.find("10/40 steps") != std::string::npos);
-  // What is seen between the \r and the erase-to-end: under the width, the
-  // long detail cut.
+  // What is seen between the \r and the erase-to-end: under the width, with
+  // no room for a detail worth reading.
   const std::string seen = line.substr(1, line.find("\033[K") - 1);
-  CHECK(seen.size() == 99);
+  CHECK(seen.size() <= 99);
+  CHECK(seen.find("(Compiling") == std::string::npos);
   CHECK(line.substr(line.size() - 3) == "\033[K");
   // Redrawn as time passes, not only when a step ends.
   w.t = 3;
@@ -171,6 +172,18 @@ TEST_CASE("On a terminal one line is redrawn in place, with a bar that fits the 
   p.update(40, 40);
   p.finish(true);
   CHECK(w.out.back() == "\r\033[Kbuilding 03_tiling-tests-cpu: done, 40 steps in 4 s\n");
+}
+
+TEST_CASE("On a wide terminal the last step's name fills the room the numbers leave", "[progress][grader]") {
+  Watched w;
+  Progress p("building 03_tiling-tests-cpu", "steps", w.options(true, 130));
+  w.t = 2;
+  p.update(10, 40,
+           "Compiling C++ object labs/03_tiling-checks-cpu.p/a_very_long_path_that_goes_on_and_on.cpp.o");
+  REQUIRE(w.out.size() == 1);
+  const std::string seen = w.out[0].substr(1, w.out[0].find("\033[K") - 1);
+  CHECK(seen.size() == 129);
+  CHECK(seen.find("10/40 steps, 2 s, about 10 s left (Compiling C++ object labs/") != std::string::npos);
 }
 
 TEST_CASE("On a narrow terminal the numbers stay and the line does not wrap", "[progress][grader]") {
