@@ -114,7 +114,10 @@ void Progress::update(std::size_t done, std::size_t total, const std::string& de
   const double t = now();
   // A new count (ninja's build after its regeneration): its rate starts
   // where the last one ended.
-  if (total != total_ || done < done_) series_start_ = (done_ == 0 && total_ == 0) ? start_ : last_update_;
+  if (total != total_ || done < done_) {
+    series_start_ = (done_ == 0 && total_ == 0) ? start_ : last_update_;
+    done_before_ += done_;
+  }
   done_ = done;
   total_ = total;
   if (!detail.empty()) detail_ = detail;
@@ -161,7 +164,7 @@ void Progress::finish(bool ok) {
         line = fmt::format("{}: failed after {:.0f} s", what_, elapsed) +
                (total_ ? fmt::format(" ({}/{} {})", done_, total_, unit_) : "");
       else if (total_)
-        line = fmt::format("{}: done, {} {} in {:.0f} s", what_, total_, unit_, elapsed);
+        line = fmt::format("{}: done, {} {} in {:.0f} s", what_, done_before_ + total_, unit_, elapsed);
       else
         line = fmt::format("{}: done in {:.0f} s", what_, elapsed);
       // On a terminal the bar gives way to the last line.

@@ -108,6 +108,7 @@ class Progress {
   // The rate's reference: ninja's count restarts after it regenerated the
   // build files ("[1/1] Regenerating build files"), then counts the build.
   double series_start_ = 0, last_update_ = 0;
+  std::size_t done_before_ = 0;  // in the counts before this one: the end says all
   std::size_t done_ = 0, total_ = 0;
   std::string detail_, pending_;
   // Read by the steps it encloses (see above), under their own locks.

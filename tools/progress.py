@@ -64,6 +64,7 @@ class Progress:
         self.start = self.series_start = self.last_update = clock()
         self.last_line = 0.0
         self.done = self.total = 0
+        self.done_before = 0  # in the counts before this one: the end says all
         self.detail = ""
         self.shown = self.finished = False
 
@@ -74,6 +75,7 @@ class Progress:
         # ninja's count after it regenerated the build files is timed on its own
         if total != self.total or done < self.done:
             self.series_start = self.start if (self.done == 0 and self.total == 0) else self.last_update
+            self.done_before += self.done
         self.done, self.total = done, total
         if detail:
             self.detail = detail
@@ -99,7 +101,7 @@ class Progress:
             if self.total:
                 line += " (%d/%d %s)" % (self.done, self.total, self.unit)
         elif self.total:
-            line = "%s: done, %d %s in %.0f s" % (self.what, self.total, self.unit, elapsed)
+            line = "%s: done, %d %s in %.0f s" % (self.what, self.done_before + self.total, self.unit, elapsed)
         else:
             line = "%s: done in %.0f s" % (self.what, elapsed)
         self.write(("\r\033[K" if self.terminal else "") + line + "\n")

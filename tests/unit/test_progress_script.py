@@ -79,6 +79,18 @@ class Cadence(unittest.TestCase):
         p.finish(True)
         self.assertEqual(out[-1], "building the cudalab program: done, 64 steps in 64 s\n")
 
+    def test_the_end_counts_every_count_ninja_made(self):
+        p, clock, out = watched()
+        clock.t = 30
+        p.update(1, 1, "Regenerating build files.")
+        clock.t = 38
+        p.update(4, 40)
+        self.assertIn("about 75 s left", p.text(clock.t))
+        clock.t = 110
+        p.update(40, 40)
+        p.finish(True)
+        self.assertEqual(out[-1], "building the cudalab program: done, 41 steps in 110 s\n")
+
     def test_quick_steps_say_nothing(self):
         p, clock, out = watched()
         clock.t = 0.5

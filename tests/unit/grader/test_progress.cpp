@@ -221,6 +221,11 @@ TEST_CASE("ninja's second count, after it regenerated the build, is timed on its
   w.t = 38;
   p.update(4, 40);
   CHECK(p.text().find("about 75 s left") != std::string::npos);
+  // The end counts both: ninja ran 41 steps.
+  w.t = 110;
+  p.update(40, 40);
+  p.finish(true);
+  CHECK(w.out.back() == "building 03_tiling-tests-cpu: done, 41 steps in 110 s\n");
 }
 
 TEST_CASE("CUDALAB_PROGRESS=0 silences progress", "[progress][grader]") {
