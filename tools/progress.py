@@ -155,27 +155,37 @@ def run(what, log_path, command):
         except OSError as e:
             log.write(("cannot run %s: %s\n" % (command[0], e)).encode())
             return 127
-        sel = selectors.DefaultSelector()
-        sel.register(child.stdout, selectors.EVENT_READ)
-        pending = b""
-        while True:
-            if sel.select(timeout=0.25):
-                data = os.read(child.stdout.fileno(), 65536)
-                if not data:
-                    break
-                log.write(data)
-                pending += data
-                *lines, pending = re.split(rb"[\r\n]", pending)
-                pending = pending[-65536:]
-                for raw in lines:
-                    line = raw.decode(errors="replace")
-                    step = parse_ninja_status(line)
-                    if step:
-                        progress.update(*step)
-                    elif not progress.total and line.strip() and not line.startswith("ninja:"):
-                        progress.note(line.strip())
-            progress.tick()
-        rc = child.wait()
+        try:
+            return pump(child, log, progress)
+        except KeyboardInterrupt:  # the command had the Ctrl-C too
+            child.wait()
+            progress.finish(False)
+            return 130
+
+
+def pump(child, log, progress):
+    """The command's output into the log and the progress, until it ends; its exit code."""
+    sel = selectors.DefaultSelector()
+    sel.register(child.stdout, selectors.EVENT_READ)
+    pending = b""
+    while True:
+        if sel.select(timeout=0.25):
+            data = os.read(child.stdout.fileno(), 65536)
+            if not data:
+                break
+            log.write(data)
+            pending += data
+            *lines, pending = re.split(rb"[\r\n]", pending)
+            pending = pending[-65536:]
+            for raw in lines:
+                line = raw.decode(errors="replace")
+                step = parse_ninja_status(line)
+                if step:
+                    progress.update(*step)
+                elif not progress.total and line.strip() and not line.startswith("ninja:"):
+                    progress.note(line.strip())
+        progress.tick()
+    rc = child.wait()
     progress.finish(rc == 0)
     return rc
 
