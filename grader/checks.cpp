@@ -588,6 +588,7 @@ void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessO
                                                         ctx.sanitizer, fold_sanitizer_output(p.output, 8)));
     }
   }
+  if (ctx.keep_output && r.output.empty() && p.started) r.output = tail(p.output);
   if (p.output_bytes > opt.output_cap)
     r.notes.push_back(fmt::format("the check printed {} bytes; only the first and last {} KiB were kept",
                                   p.output_bytes, opt.output_cap / 2048));

@@ -68,6 +68,10 @@ struct RunContext {
   // JSON, else text). The test process writes it in its scratch folder, the
   // only place it may write, and run_check copies it here.
   std::filesystem::path access_out;
+  // The process's own output in the result whatever the verdict (`cudalab
+  // test --verbose`); otherwise only where it tells why a check ended (a
+  // crash, a timeout, an error), as a grade carries it.
+  bool keep_output = false;
 };
 
 // The sanitizer's report for the student, folded to what they act on: for

@@ -17,6 +17,7 @@
 #include "course.h"
 #include "cudalab/manifest.h"
 #include "judged.h"
+#include "progress.h"
 #include "sandbox.h"
 #include "score.h"
 #include "seed.h"
@@ -73,6 +74,10 @@ struct GraderConfig {
   // A submission's correctness checks run side by side, this many at once
   // (0: automatic, check_jobs()). Speed checks always run alone.
   int check_jobs = 0;
+  // The builds' and stages' progress on stderr (progress.h): for one
+  // submission at a time; submissions graded side by side would share a
+  // terminal's one line.
+  bool progress = false;
 };
 
 // How many correctness checks run at once: `configured` where > 0; else in
@@ -177,7 +182,9 @@ class Grader {
     // The context of a lab's checks in the build folder `build_dir`.
     RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
   };
-  // The stages of run(), in order (see run() in pipeline/grader.cpp).
+  // The stages of run(), in order (see run() in pipeline/grader.cpp), each
+  // through step(): its progress on stderr (what, how long so far).
+  void step(Checking& c, const std::string& what, void (Grader::*stage)(Checking&));
   Checking begin_checks(Staged st);
   void plan_correctness(Checking& c);
   void run_correctness(Checking& c);
@@ -249,6 +256,8 @@ class Grader {
   std::optional<CountedTraffic> reference_traffic(const RunContext& ctx, const LabSpec& lab,
                                                   const CheckSpec& check, const std::string& who,
                                                   std::string& error);
+  // Where a step's progress goes: stderr where cfg_.progress, else nowhere.
+  ProgressOptions progress_options() const;
 
   // The grading folder's key for the inputs' seeds (seed.h), read once.
   const GradingKey& key();

@@ -2,10 +2,14 @@
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 
+#include "progress.h"
 #include "sandbox.h"
 #include "time_limits.h"
+
+extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -34,6 +38,18 @@ std::string MesonProject::output_of(const std::string& name, const std::vector<s
 }
 
 namespace {
+
+// Ours, with ninja's status lines in the form a Progress reads (a user's
+// own NINJA_STATUS would hide the count).
+std::map<std::string, std::string> build_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string kv = *e;
+    if (const auto eq = kv.find('='); eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  env["NINJA_STATUS"] = kNinjaStatus;
+  return env;
+}
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -76,6 +92,7 @@ ProcessOptions MesonProject::build(const std::vector<std::string>& names,
     opt.argv = {"meson", "compile", "-C", dir_.string()};
     opt.argv.insert(opt.argv.end(), names.begin(), names.end());
   }
+  opt.env = build_environment();
   opt.timeout_s = timeout_s;
   opt.output_cap = 1 << 20;
   return opt;

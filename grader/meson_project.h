@@ -49,6 +49,8 @@ class MesonProject {
   // their names. ninja costs 0.05 s where a `meson compile` with nothing to do
   // introspects the build first (1.6 s on 2 cores), on every call; both
   // rebuild the same way (ninja reruns Meson when a meson.build changed).
+  // ninja's status lines are NINJA_STATUS=kNinjaStatus's (progress.h), for
+  // a Progress to read from the output as it comes.
   ProcessOptions build(const std::vector<std::string>& names, const std::vector<std::string>& outputs,
                        double timeout_s) const;
   // `ninja -t query OUTPUT`: what `output` is built from (query_inputs).

@@ -198,9 +198,10 @@ ProcessResult run_process(const ProcessOptions& options) {
       usleep(static_cast<useconds_t>(std::min(wait_ms, 5)) * 1000);  // the output is over: wait for the exit
     if (r > 0) {
       const ssize_t n = read(fds[0], buf, sizeof buf);
-      if (n > 0)
+      if (n > 0) {
         out.add(buf, static_cast<std::size_t>(n));
-      else if (n == 0)
+        if (options.on_output) options.on_output(std::string_view(buf, static_cast<std::size_t>(n)));
+      } else if (n == 0)
         eof = true;
       else if (errno != EINTR && errno != EAGAIN)
         eof = true;

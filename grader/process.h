@@ -3,9 +3,11 @@
 // flood costs only that command: on timeout the whole group is killed.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,9 @@ struct ProcessOptions {
   // Open descriptors the child gets: (ours, its number). The record and the
   // evidence of a check travel this way, never as paths.
   std::vector<std::pair<int, int>> pass_fds;
+  // Called with the output as it comes, on the caller's thread (a build's
+  // progress reads ninja's status lines); ProcessResult::output still has it.
+  std::function<void(std::string_view)> on_output;
 };
 
 struct ProcessResult {

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "meson_project.h"
 #include "process.h"
+#include "progress.h"
 
 namespace cudalab {
 
@@ -24,10 +25,13 @@ bool build_targets(const std::vector<std::string>& targets, bool verbose) {
   const MesonProject project(kBuildRoot);
   std::vector<std::string> outputs;
   for (const auto& t : targets) outputs.push_back(project.output_of(t, kTargetFolders));
-  const ProcessOptions opt = project.build(targets, outputs, 1800);
-  fmt::print("building {} ...\n", fmt::join(targets, ", "));
-  std::fflush(stdout);
+  ProcessOptions opt = project.build(targets, outputs, 1800);
+  // On stderr, and only where it takes more than a moment: stdout is the
+  // checks' results.
+  Progress progress(fmt::format("building {}", fmt::join(targets, ", ")), "steps");
+  opt.on_output = [&progress](std::string_view chunk) { progress.feed(chunk); };
   const ProcessResult p = run_process(opt);
+  progress.finish(p.ok());
   if (p.ok()) return true;
   fmt::print(stderr, "the build failed ({}):\n{}\n", p.describe(), trim_build_log(p.output, verbose));
   return false;

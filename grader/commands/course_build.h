@@ -13,8 +13,8 @@ namespace cudalab {
 // name looked up under labs/ and harness/ ("03_tiling-tests-cpu").
 bool target_exists(const std::string& target);
 
-// Builds the targets (names as target_exists takes them), printing
-// "building ..." first and the build's errors (trim_build_log) where it fails.
+// Builds the targets (names as target_exists takes them), its progress on
+// stderr (progress.h) and the build's errors (trim_build_log) where it fails.
 bool build_targets(const std::vector<std::string>& targets, bool verbose);
 
 // Keeps the compiler's error lines and a little context; all of it if verbose.

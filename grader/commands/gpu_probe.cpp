@@ -21,6 +21,13 @@ namespace cudalab {
 
 GpuProbe probe_gpu(bool build) {
   GpuProbe g;
+  // The probe is the CUDA half of the harness, minutes of nvcc on a first
+  // run, for a line that says there is no driver.
+  if (build && !fs::exists(kBuildRoot / "harness" / "cudalab-gpuinfo"))
+    if (std::string why = no_gpu_driver(); !why.empty()) {
+      g.line = std::move(why);
+      return g;
+    }
   if (build) {
     if (const std::string why = ensure_gpu_probe(); !why.empty()) {
       g.line = "not probed: " + why;
@@ -80,6 +87,13 @@ std::string ensure_gpu_probe() {
     return fmt::format("the GPU probe (harness/cudalab-gpuinfo) did not build ({}):\n{}", p.describe(),
                        trim_build_log(p.output, false));
   return {};
+}
+
+std::string no_gpu_driver() {
+  std::error_code ec;
+  for (const char* p : {"/dev/nvidiactl", "/dev/nvidia0", "/proc/driver/nvidia/version", "/dev/dxg"})
+    if (fs::exists(p, ec)) return {};
+  return "no NVIDIA driver is installed (no /dev/nvidiactl, /proc/driver/nvidia or /dev/dxg)";
 }
 
 std::string find_nvcc() {

@@ -14,7 +14,9 @@ struct GpuProbe {
   nlohmann::json info;
 };
 
-// probe_gpu(true) builds the probe first where it can (ensure_gpu_probe).
+// probe_gpu(true) builds the probe first where it can (ensure_gpu_probe),
+// and where no NVIDIA driver is (no_gpu_driver) a probe not built yet is not
+// built: the line says so.
 GpuProbe probe_gpu(bool build = false);
 
 // Builds the GPU probe (harness/cudalab-gpuinfo) where it is missing or
@@ -22,6 +24,11 @@ GpuProbe probe_gpu(bool build = false);
 // before nvcc was installed is configured again. "" when the probe is there,
 // else why not.
 std::string ensure_gpu_probe();
+
+// Why no GPU can be usable here, known without the probe: no NVIDIA driver
+// (none of its device nodes, /proc/driver/nvidia, or WSL's /dev/dxg); ""
+// where there may be one, and only the probe can tell.
+std::string no_gpu_driver();
 
 // nvcc on PATH, or where the CUDA toolkit installs it; "" if none.
 std::string find_nvcc();

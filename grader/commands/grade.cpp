@@ -495,6 +495,9 @@ int GradeCommand::run() {
   cfg.seed = a.seed.empty() ? course.seed : a.seed;
   cfg.verbose = a.verbose;
   cfg.sanitizers = a.sanitize;
+  // On several GPUs, submissions are graded side by side: their steps would
+  // share a terminal's one line. The batch's own lines say how far it is.
+  cfg.progress = a.gpus.empty();
   // Without a usable GPU, the correctness checks are graded in CPU mode: a
   // provisional grade (exit code 3). --no-cpu leaves it to the course file
   // (cpu_mode = true), as the autograder does: nothing is graded without a GPU

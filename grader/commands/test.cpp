@@ -23,7 +23,9 @@
 #include "explain.h"
 #include "export.h"
 #include "gpu_probe.h"
+#include "lab_targets.h"
 #include "process.h"
+#include "progress.h"
 #include "report.h"
 #include "sandbox.h"
 #include "score.h"
@@ -117,6 +119,11 @@ fs::path access_file(const RunContext& ctx, const LabSpec& lab, const CheckSpec&
   return ctx.work_dir / fmt::format("{}-{}-access.txt", lab.id, check.id);
 }
 
+// Which of a lab's binaries runs its checks here.
+LabBinary binary_for(bool cpu, bool access_report) {
+  return !cpu ? LabBinary::gpu : access_report ? LabBinary::access : LabBinary::cpu;
+}
+
 // CPU mode runs the lab's checks side by side, one process per check and
 // at most one per core: they share nothing (each has its own record and
 // scratch folder) and time nothing. On a GPU they run one at a time, as
@@ -125,9 +132,14 @@ std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
                                     const std::vector<const CheckSpec*>& todo, bool cpu, bool access_report) {
   std::vector<CheckResult> ran(todo.size());
   const std::size_t jobs = cpu ? std::max(1u, std::thread::hardware_concurrency()) : 1;
-  std::size_t next = 0;
+  std::size_t next = 0, done = 0;
   std::vector<std::future<void>> running;
   fs::create_directories(ctx.work_dir);
+  // A lab's checks can take minutes (CPU mode simulates every thread): say
+  // how many are done.
+  Progress progress(fmt::format("running {}'s checks{}", lab.id, cpu ? " (CPU mode)" : ""), "checks");
+  progress.update(0, todo.size());
+  std::vector<std::size_t> started;  // the check each of `running` runs
   while (next < todo.size() || !running.empty()) {
     while (next < todo.size() && running.size() < jobs) {
       const std::size_t i = next++;
@@ -135,13 +147,16 @@ std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
       if (cpu && access_report) c.access_out = access_file(ctx, lab, *todo[i]);
       running.push_back(std::async(std::launch::async,
                                    [&ran, &lab, &todo, i, c] { ran[i] = run_check(c, lab, *todo[i]); }));
+      started.push_back(i);
     }
     // Wait for the first to finish, then start the next.
     for (bool any = false; !any && !running.empty();)
-      for (auto it = running.begin(); it != running.end(); ++it)
-        if (it->wait_for(std::chrono::milliseconds(20)) == std::future_status::ready) {
-          it->get();
-          running.erase(it);
+      for (std::size_t k = 0; k < running.size(); ++k)
+        if (running[k].wait_for(std::chrono::milliseconds(20)) == std::future_status::ready) {
+          running[k].get();
+          progress.update(++done, todo.size(), todo[started[k]]->id);
+          running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+          started.erase(started.begin() + static_cast<std::ptrdiff_t>(k));
           any = true;
           break;
         }
@@ -153,8 +168,7 @@ std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
 // would take, and its points printed. True where a check did not pass.
 bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bool cpu, const Style& style) {
   bool failed = false;
-  const std::string suffix = !cpu ? "-tests" : a.access_report ? "-tests-access" : "-tests-cpu";
-  ctx.binary = kBuildRoot / "labs" / (lab.id + suffix);
+  ctx.binary = kBuildRoot / "labs" / lab_target(lab.id, binary_for(cpu, a.access_report));
   ctx.lab_toml = lab.file;
   std::string context = a.seed.empty() ? "" : "seed " + a.seed;
   if (cpu) context = "CPU mode" + (context.empty() ? "" : ", " + context);
@@ -172,7 +186,7 @@ bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bo
     // Too slow on the GPU: CPU mode's access count of the lab's `explain`
     // check says why (explain.h), as the grader does.
     const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
-    const std::string access_target = lab.id + "-tests-access";
+    const std::string access_target = lab_target(lab.id, LabBinary::access);
     if (!cpu && by && a.sanitize.empty() && timed_and_failed(ran[i]) && target_exists(access_target) &&
         (a.no_build || build_targets({access_target}, a.verbose))) {
       explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
@@ -183,7 +197,7 @@ bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bo
     // or CPU mode takes a second look, as the grader does (explain.h).
     if (!cpu && a.sanitize.empty()) {
       const SecondOpinion kind = second_opinion_for(ran[i], !compute_sanitizer_program().empty());
-      const std::string cpu_target = lab.id + "-tests-cpu";
+      const std::string cpu_target = lab_target(lab.id, LabBinary::cpu);
       const auto cpu_binary = [&]() -> fs::path {
         return target_exists(cpu_target) && (a.no_build || build_targets({cpu_target}, a.verbose))
                    ? kBuildRoot / "labs" / cpu_target
@@ -262,13 +276,18 @@ int TestCommand::run() {
     }
   }
   const bool have_gpu_build = target_exists("cudalab-gpuinfo");
-  const bool have_cpu_build = target_exists(labs.front() + "-tests-cpu");
+  const bool have_cpu_build = target_exists(lab_target(labs.front(), LabBinary::cpu));
   GpuProbe gpu;
-  if (!a.cpu && have_gpu_build) {
+  // Without a driver no GPU can answer: the probe is the CUDA half of the
+  // harness, nvcc's minutes on a first run, for a line that says as much.
+  const std::string no_driver = a.cpu || !have_gpu_build ? "" : no_gpu_driver();
+  if (!a.cpu && have_gpu_build && no_driver.empty()) {
     if (!a.no_build && !build_targets({"cudalab-gpuinfo"}, a.verbose)) return kFailed;
     gpu = probe_gpu();
   } else {
-    gpu.line = a.cpu ? "not used (--cpu)" : "not probed: the CUDA parts are not built (no nvcc?)";
+    gpu.line = a.cpu            ? "not used (--cpu)"
+               : have_gpu_build ? no_driver
+                                : "not probed: the CUDA parts are not built (no nvcc?)";
   }
   const bool cpu = a.cpu || !gpu.usable;
   if (cpu && !have_cpu_build) {
@@ -280,17 +299,11 @@ int TestCommand::run() {
     fmt::print(stderr, "cudalab: --sanitize needs a GPU (compute-sanitizer runs real kernels)\n");
     return kUsage;
   }
-  if (!a.no_build) {
-    std::vector<std::string> targets;
-    for (const auto& id : labs) {
-      // The GPU build only where a GPU can run it: without one it is nvcc's
-      // 5 s or more after every edit for nothing (the grader still compiles
-      // the file with nvcc, so nvcc-only errors show there).
-      if (have_gpu_build && !cpu) targets.push_back(id + "-tests");
-      if (cpu) targets.push_back(id + (a.access_report ? "-tests-access" : "-tests-cpu"));
-    }
-    if (!build_targets(targets, a.verbose)) return kFailed;
-  }
+  // The GPU build only where a GPU can run it: without one it is nvcc's 5 s
+  // or more after every edit for nothing (the grader still compiles the file
+  // with nvcc, so nvcc-only errors show there).
+  if (!a.no_build && !build_targets(test_targets(labs, binary_for(cpu, a.access_report)), a.verbose))
+    return kFailed;
   const Style style = Style::for_stdout(a.verbose);
   fmt::print("GPU: {}\n", gpu.line);
   if (cpu)
@@ -305,6 +318,7 @@ int TestCommand::run() {
   ctx.work_dir = kBuildRoot / "records";
   ctx.clean_env = false;  // a student's own machine: keep their environment
   ctx.sanitizer = a.sanitize;
+  ctx.keep_output = a.verbose;  // --verbose: each check's own output, passed or not
   if (!a.sanitize.empty())
     fmt::print(
         "Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n",

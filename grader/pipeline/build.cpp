@@ -24,6 +24,7 @@
 #include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
+#include "progress.h"
 #include "sandbox.h"
 #include "submission.h"
 
@@ -44,6 +45,12 @@ bool has_labs(const fs::path& build, const std::vector<LabSpec>& labs) {
   for (const auto& lab : labs)
     if (!configured.count(lab.id)) return false;
   return true;
+}
+
+// Whose build a step's progress names: the reference's, or (the student's)
+// nothing.
+std::string slot_name(int slot) {
+  return slot == Grader::kReferenceSlot ? "the reference solutions' " : "";
 }
 
 std::string target_path(const std::string& t) {
@@ -131,6 +138,12 @@ std::string tidy_build_log(const std::string& log, const std::string& overlay_la
   return out;
 }
 
+ProgressOptions Grader::progress_options() const {
+  ProgressOptions o = ProgressOptions::for_stderr();
+  o.show = o.show && cfg_.progress;
+  return o;
+}
+
 fs::path Grader::overlay(int slot) const {
   return slot_dir(cfg_.work_dir, slot) / "overlay" / "labs";
 }
@@ -187,8 +200,12 @@ bool Grader::ensure_configured(int slot, std::string& error) {
   // machine without a GPU, to build one architecture instead of five).
   if (const char* arch = std::getenv("CUDALAB_GRADE_GPU_ARCH"); arch && *arch)
     options.push_back(std::string("-Dgpu_arch=") + arch);
-  const ProcessResult p =
-      run_process(project.setup(cfg_.source_root, options, configured, cfg_.course.build_timeout_s));
+  ProcessOptions setup = project.setup(cfg_.source_root, options, configured, cfg_.course.build_timeout_s);
+  Progress progress(fmt::format("configuring the grading build in {} (Meson)", build_.string()), "steps",
+                    progress_options());
+  setup.on_output = [&progress](std::string_view chunk) { progress.feed(chunk); };
+  const ProcessResult p = run_process(setup);
+  progress.finish(p.ok());
   if (!p.ok()) {
     error = fmt::format("configuring the grading build in {} failed ({}):\n{}", build_.string(), p.describe(),
                         p.output);
@@ -239,6 +256,11 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   for (const auto& t : targets) outputs.push_back(target_path(t));
   ProcessOptions opt = project.build(targets, outputs, cfg_.course.build_timeout_s);
   opt.niceness = 10;  // in a batch, this may overlap the previous submission's timed checks
+  // One step for both of a submission's builds below: ninja's second count
+  // is timed on its own (progress.h).
+  Progress progress(fmt::format("building {}{}", slot_name(slot), fmt::join(targets, ", ")), "steps",
+                    progress_options());
+  opt.on_output = [&progress](std::string_view chunk) { progress.feed(chunk); };
   const bool student_code = slot != kReferenceSlot && !ninja.empty() &&
                             std::any_of(targets.begin(), targets.end(),
                                         [](const std::string& t) { return t != "cudalab-gpuinfo"; });
@@ -252,9 +274,11 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
       for (const auto& in : course_inputs(t, slot)) course.push_back(in);
     ProcessOptions pre = project.build(course, course, opt.timeout_s);
     pre.niceness = opt.niceness;
+    pre.on_output = opt.on_output;
     const ProcessResult p = run_process(pre);
     if (!p.ok()) {
       ok = false;
+      progress.finish(false);
       return fmt::format(
           "building the course's part of the lab failed (not your code; tell your instructor):\n{}",
           p.timed_out ? "timed out" : p.output);
@@ -271,6 +295,7 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   const ProcessResult p = run_process(opt);
   remove_scratch_dir(scratch);
   ok = p.ok();
+  progress.finish(ok);
   if (ok) return {};
   // For the instructor who profiles a grade: the whole command and output.
   profile(fmt::format("build failed ({}): {}\n{}", p.describe(), fmt::join(opt.argv, " "), p.output));

@@ -23,6 +23,7 @@
 #include "pipeline/internal.h"
 #include "policy.h"
 #include "process.h"
+#include "progress.h"
 #include "sandbox.h"
 #include "submission.h"
 
@@ -45,6 +46,12 @@ void fill_unrun(LabGrade& lab) {
 
 Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
 
+void Grader::step(Checking& c, const std::string& what, void (Grader::*stage)(Checking&)) {
+  // A stage's own builds show their steps within it (progress.h nests).
+  Progress progress(what, "checks", progress_options());
+  (this->*stage)(c);
+}
+
 SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id) {
   return run(stage(submission, id, 0));
 }
@@ -55,11 +62,12 @@ SubmissionGrade Grader::run(Staged st) {
   // The verdicts are the grader's own (judged.h); no stage after the checks
   // can raise one.
   Checking c = begin_checks(std::move(st));  // grader.cpp: probe the GPU; the checks' context
-  plan_correctness(c);                       // reference.cpp: the reference's evidence per check
-  run_correctness(c);                        // correctness.cpp: the student's checks, side by side
-  take_second_looks(c);                      // second_looks.cpp: why the failed ones failed
-  run_speed_checks(c);                       // speed.cpp: one at a time, the GPU otherwise idle
-  return finish(c);                          // grader.cpp: the student's paths, the score
+  step(c, "running the reference solution on each check", &Grader::plan_correctness);  // reference.cpp
+  step(c, fmt::format("running {} correctness checks", c.correctness.size()),
+       &Grader::run_correctness);                                                   // correctness.cpp
+  step(c, "taking second looks at the failed checks", &Grader::take_second_looks);  // second_looks.cpp
+  step(c, "running the speed checks", &Grader::run_speed_checks);                   // speed.cpp
+  return finish(c);  // grader.cpp: the student's paths, the score
 }
 
 RunContext Grader::Checking::lab_context(std::size_t lab, const fs::path& build_dir) const {

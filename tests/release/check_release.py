@@ -175,6 +175,12 @@ def main():
     for bad in ("CRASH", "ERROR", "TIMEOUT", "the build failed", "crash", "ended ("):
         check(bad not in out, f"skeletons: '{bad}' in the output")
     check(len(re.findall(r"\bPASS\b", out)) == 0, "skeletons: a check passed")
+    # A failed check's own output only with --verbose (without it, only a
+    # crash's, a timeout's or an error's).
+    check("output:" not in out, "skeletons: a check's output shown without --verbose")
+    p = run([os.path.join(clone, "cudalab"), "test", "--cpu", "--no-build", "--verbose", labs[0]], cwd=clone, env=env,
+            expect=None)
+    check(re.search(r"output:\n\s+\| .*\n", p.stdout) is not None, "skeletons: --verbose showed no check's output")
 
     # The solutions copied in: every correctness check passes.
     for lab in labs:

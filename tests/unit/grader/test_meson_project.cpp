@@ -5,10 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cudalab/catch.h"
 #include "meson_project.h"
 #include "process.h"
+#include "progress.h"
 
 using namespace cudalab;
 
@@ -150,4 +152,34 @@ TEST_CASE("A build through the module runs ninja and builds the target", "[meson
   INFO(r.output);
   REQUIRE(r.ok());
   CHECK(fs::exists(b.dir / "harness" / "cudalab-gpuinfo"));
+}
+
+TEST_CASE(
+    "A build's output as it comes has ninja's steps in the form its progress reads, whatever NINJA_STATUS "
+    "says",
+    "[meson-project][grader]") {
+  if (ninja_program().empty()) {
+    WARN("no ninja on PATH: nothing to ask");
+    return;
+  }
+  const FakeBuild b;
+  const MesonProject p(b.dir);
+  // A user's own status format ("%p": a percentage) is not the build's.
+  setenv("NINJA_STATUS", "%p ", 1);
+  ProcessOptions opt =
+      p.build({"01_x-tests", "cudalab-gpuinfo"}, {"labs/01_x-tests", "harness/cudalab-gpuinfo"}, 60);
+  unsetenv("NINJA_STATUS");
+  std::string seen;
+  opt.on_output = [&](std::string_view chunk) { seen += chunk; };
+  const ProcessResult r = run_process(opt);
+  INFO(r.output);
+  REQUIRE(r.ok());
+  CHECK(seen == r.output);
+  std::vector<NinjaStep> steps;
+  std::istringstream in(seen);
+  for (std::string line; std::getline(in, line);)
+    if (auto s = parse_ninja_status(line)) steps.push_back(*s);
+  REQUIRE(steps.size() == 2);
+  CHECK(steps.back().finished == 2);
+  CHECK(steps.back().total == 2);
 }
