@@ -25,6 +25,8 @@
 
 namespace cudalab {
 
+class Progress;  // progress.h
+
 struct LabGrade {
   const LabSpec* spec = nullptr;
   double weight = 1;
@@ -179,6 +181,8 @@ class Grader {
     // requires passed, so that the speed stage only times.
     std::vector<std::vector<std::optional<Traced>>> traced;
     std::chrono::steady_clock::time_point t0;
+    // The stage's progress line (step()), where one shows: checks done of all.
+    Progress* progress = nullptr;
     // The context of a lab's checks in the build folder `build_dir`.
     RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
   };

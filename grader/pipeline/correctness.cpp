@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <mutex>
@@ -14,6 +15,7 @@
 
 #include "grade.h"
 #include "pipeline/internal.h"
+#include "progress.h"
 
 namespace cudalab {
 
@@ -45,6 +47,7 @@ void Grader::run_correctness(Checking& c) {
   std::mutex lock;  // guards waiting, queued and the passes below
   std::vector<std::vector<std::string>> passed(g.labs.size());
   TaskPool pool;
+  std::atomic<std::size_t> finished{0};  // correctness checks, for the progress line
   const auto trace = [&](std::size_t lab, std::size_t k) {
     pool.add([&, lab, k] {
       const LabSpec& spec = *g.labs[lab].spec;
@@ -96,6 +99,7 @@ void Grader::run_correctness(Checking& c) {
       profile(fmt::format("  {} {} ran: its process {:.2f} s, judged in {:.2f} s", spec.id, check.id,
                           process_s, since(t1)));
       const bool pass = judged.passed();
+      if (c.progress) c.progress->update(++finished, c.correctness.size(), spec.id + " " + check.id);
       c.ran[k] = std::move(judged);
       if (!pass) return;
       const std::lock_guard<std::mutex> guard(lock);

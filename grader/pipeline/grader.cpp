@@ -49,7 +49,9 @@ Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
 void Grader::step(Checking& c, const std::string& what, void (Grader::*stage)(Checking&)) {
   // A stage's own builds show their steps within it (progress.h nests).
   Progress progress(what, "checks", progress_options());
+  c.progress = &progress;
   (this->*stage)(c);
+  c.progress = nullptr;
 }
 
 SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id) {
