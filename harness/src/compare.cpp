@@ -181,7 +181,10 @@ Comparison classify(const std::string& name, const std::vector<float>& got,
     if (is_poison(got[i])) {
       ++c.unwritten;
     } else if (!std::isfinite(g)) {
-      ++c.non_finite;
+      if (c.non_finite++ == 0) c.first_nan_row = i / cols, c.first_nan_col = i % cols;
+      const NanOrigin origin = nan_origin(got[i]);
+      c.guard_nan += origin == NanOrigin::input_guard;
+      c.shared_nan += origin == NanOrigin::shared_poison;
     } else if (options.tolerance.accepts(g, e)) {
       continue;
     } else {
