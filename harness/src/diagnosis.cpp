@@ -991,6 +991,10 @@ const ShapeFacts* all_wrong_nan(const std::vector<const ShapeFacts*>& bad, Pred 
     if (f->launch_failed || f->values_ok || !f->memory.empty() || f->unwritten > 0 ||
         f->non_finite != f->wrong || !pred(*f))
       return nullptr;
+  // The example: a shape with rows and columns both (at M=1 N=1 K=1, C[0]
+  // reads as a vector's element), the first such.
+  for (const auto* f : bad)
+    if (f->rows > 1 && f->cols > 1) return f;
   return bad.empty() ? nullptr : bad.front();
 }
 
@@ -1001,7 +1005,7 @@ std::string first_nan(const ShapeFacts& f) {
 }
 
 std::string others_too(const std::vector<const ShapeFacts*>& bad) {
-  return bad.size() > 1 ? fmt::format(" (likewise at the {} other failing shape{})", bad.size() - 1,
+  return bad.size() > 1 ? fmt::format(", and likewise at the {} other failing shape{}", bad.size() - 1,
                                       bad.size() > 2 ? "s" : "")
                         : "";
 }
@@ -1013,11 +1017,11 @@ std::string read_past_end_lead(const ShapeFacts& ex, const std::vector<const Sha
   return fmt::format(
       "{0} is NaN{1}: the kernel read past the end of {2} (a load whose index is not bounded: each load "
       "tests every index it uses, a tile load both its row and its column). At {3}, {4} of {5} elements of "
-      "{6} are NaN{7}{8}, and the values past the end of every buffer are NaN{9}, so a read there "
-      "poisons every sum it reaches even where it is multiplied by 0",
+      "{6} are NaN{7}{8}. The checks put NaN past the end of every buffer{9}, so a read there poisons every "
+      "sum it reaches, even where it is multiplied by 0",
       first_nan(ex), though_inputs_hold_none(ex), inputs_or(ex), args_of(ex), ex.non_finite, ex.elements,
       ex.output, others_too(bad), ex.launch.empty() ? "" : fmt::format(" (your launch: {})", ex.launch),
-      ex.guard_nan > 0 ? " (in CPU mode these NaNs carry their bits)" : "");
+      ex.guard_nan > 0 ? fmt::format(", and {}'s NaNs carry its bits", ex.output) : "");
 }
 
 // CPU mode fills shared memory with a NaN of its own: a NaN computed from
@@ -1026,8 +1030,8 @@ std::string read_past_end_lead(const ShapeFacts& ex, const std::vector<const Sha
 std::string unwritten_shared_lead(const ShapeFacts& ex, const std::vector<const ShapeFacts*>& bad) {
   return fmt::format(
       "{0} is NaN, computed from shared memory that no thread wrote: at {1}, {2} of {3} elements of {4} are "
-      "NaN{5}, and their bits are those CPU mode fills shared memory with before each block (so the kernel "
-      "did store them; they are not the NaN {4} was filled with). A step reads a shared element that no "
+      "NaN{5}. Their bits are those CPU mode fills shared memory with before each block, so the kernel "
+      "stored them: they are not the NaN {4} was filled with. A step reads a shared element that no "
       "thread stored: a loop that reads past the tile (`k <= TILE`), a tile larger than the block that "
       "loads it, or a load skipped (a thread that returns, or an `if` without its `else` 0)",
       first_nan(ex), args_of(ex), ex.non_finite, ex.elements, ex.output, others_too(bad));
