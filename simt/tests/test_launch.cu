@@ -152,7 +152,7 @@ TEST_CASE("an access far outside any allocation is an illegal address, reported 
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("thread (0,0,0) of block (0,0,0) wrote to address"));
   CHECK_THAT(simt::last_error_detail(), Catch::Contains("in wild_write (launched at"));
-  CHECK_THAT(simt::last_error_detail(), Catch::Contains("test_launch.cu:49"));  // wild_write
+  CHECK_THAT(simt::last_error_detail(), Catch::Contains("test_launch.cu:51"));  // wild_write
   // Sticky: everything fails from now on, as after a lost CUDA context.
   CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
   void* p = nullptr;
