@@ -228,10 +228,17 @@ bool starts(const std::string& s, const std::string& prefix) {
 // A race lead tells the student to run racecheck (diagnosis.h): once the
 // grader has run it, its report (or that it found none) follows instead.
 void drop_racecheck_advice(std::string& lead) {
-  const std::string advice = diagnosis::kRacecheckAdvice;
-  const auto at = lead.find(advice);
+  // Its words with the lab's id in place of LAB (diagnosis::racecheck_advice),
+  // and "On a GPU," before them where the lead came from CPU mode.
+  const std::string tail = "--sanitize=racecheck` names the line";
+  const auto end = lead.find(tail);
+  if (end == std::string::npos) return;
+  auto at = lead.rfind(" `./cudalab test ", end);
   if (at == std::string::npos) return;
-  lead.erase(at, advice.size());
+  const std::string on_gpu = " On a GPU,";
+  if (at >= on_gpu.size() && lead.compare(at - on_gpu.size(), on_gpu.size(), on_gpu) == 0)
+    at -= on_gpu.size();
+  lead.erase(at, end + tail.size() - at);
   // "again. `./cudalab ...` names the line." leaves "again.."
   if (at > 0 && at < lead.size() && lead[at] == '.' && lead[at - 1] == '.') lead.erase(at, 1);
 }

@@ -20,8 +20,10 @@ GuardedBuffer::GuardedBuffer(std::string name, std::size_t count, std::size_t el
   base_ = static_cast<unsigned char*>(p);
   user_ = base_ + guard_;
   if (guard_ > 0) {
-    CUDA_CHECK(cudaMemset(base_, kGuardByte, guard_));
-    CUDA_CHECK(cudaMemset(user_ + bytes(), kGuardByte, guard_));
+    const std::vector<std::uint8_t> before = guard_zone(name_, false, guard_),
+                                    after = guard_zone(name_, true, guard_);
+    CUDA_CHECK(cudaMemcpy(base_, before.data(), guard_, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(user_ + bytes(), after.data(), guard_, cudaMemcpyHostToDevice));
   }
 }
 

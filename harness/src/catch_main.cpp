@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 #include "cudalab/replay.h"
 #include "cudalab/testing.h"
@@ -189,6 +190,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   cudalab::set_record_context("mode", cudalab::cpu_mode() ? "cpu" : "gpu");
+  cudalab::diagnosis::set_lab(cudalab::this_lab().id, cudalab::cpu_mode());
   std::printf("cudalab: %s; seed %llu\n", gpu.describe().c_str(),
               static_cast<unsigned long long>(cudalab::seed()));
 

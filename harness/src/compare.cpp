@@ -181,7 +181,10 @@ Comparison classify(const std::string& name, const std::vector<float>& got,
     if (is_poison(got[i])) {
       ++c.unwritten;
     } else if (!std::isfinite(g)) {
-      ++c.non_finite;
+      if (c.non_finite++ == 0) c.first_nan_row = i / cols, c.first_nan_col = i % cols;
+      const NanOrigin origin = nan_origin(got[i]);
+      c.guard_nan += origin == NanOrigin::input_guard;
+      c.shared_nan += origin == NanOrigin::shared_poison;
     } else if (options.tolerance.accepts(g, e)) {
       continue;
     } else {
@@ -302,9 +305,18 @@ std::string Comparison::describe_single() const {
   s += "\nLikely cause: ";
   if (unwritten)
     s += fmt::format(
-        "no thread stored into {0}, or what it stored was computed from a NaN (shared memory that no thread "
-        "filled). Does the launcher launch the kernels, and does one thread store the result?",
+        "no thread stored into {0}, or what it stored was computed from {0}'s own fill (`{0} += ...` with "
+        "nothing setting {0} first). Does the launcher launch the kernels, and does one thread store the "
+        "result?",
         name);
+  else if (shared_nan)
+    s += fmt::format(
+        "{0} was computed from shared memory that no thread wrote (its NaN is the one CPU mode fills shared "
+        "memory with): a step reads a slot past what the threads stored, or before they stored it.",
+        name);
+  else if (guard_nan)
+    s += "a load read past the end of an input (its NaN is the one the checks put past the end of every "
+         "buffer): check the bound of every load.";
   else
     s += fmt::format(
         "{0} is one value computed from many: check that every input is counted exactly once (the bound of "

@@ -129,6 +129,11 @@ std::vector<std::string> ragged_in_every_failure(const std::vector<ShapeFacts>& 
   return out;
 }
 
+// The lab the test binary checks and its mode (set_lab); the grader, which
+// judges evidence on several threads, never sets them.
+std::string g_lab_id;
+bool g_cpu_mode = false;
+
 std::string race_lead(const ShapeFacts& f) {
   // Two counts, each said for what it is: the wrong elements are the first
   // run's against the reference, the changed ones the second run's against
@@ -147,7 +152,7 @@ std::string race_lead(const ShapeFacts& f) {
       "__syncthreads() after the tile is loaded or before it is loaded again.{}",
       args_of(f),
       f.rerun_reordered ? " (the second time with the threads of each block in another order)" : "", counts,
-      kRacecheckAdvice);
+      racecheck_advice());
 }
 
 // What every failing shape's unwritten last rows or columns say, or "": one
@@ -590,23 +595,34 @@ long long grid_blocks(const ShapeFacts& f) {
   return x * y * z;
 }
 
-// The float the guard zones' bytes make (cudalab/buffer.h): what a load just
-// outside a buffer reads, -4.3e8.
-float guard_float() {
-  const std::uint32_t bits = 0x01010101u * kGuardByte;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+// A value computed from a read past the end of an input: NaN (the guard
+// zones hold NaN, cudalab/buffer.h) that is not the output's fill nor CPU
+// mode's shared-memory fill, where the inputs hold none (or are not known to).
+bool read_nan(const ShapeFacts& f) {
+  return f.non_finite > 0 && f.shared_nan == 0 && f.inputs_nan != 1;
 }
 
-// How many guard floats a wrong value is off by: k >= 1 where the error is
-// k of them (to a thousandth: the rest of the sum is nothing beside one),
-// else 0.
-long long guard_reads(const ShapeFacts& f) {
-  if (f.unwritten || !std::isfinite(f.got)) return 0;
-  const double q = (f.got - f.expected) / static_cast<double>(guard_float());
-  const double k = std::round(q);
-  return k >= 1 && std::fabs(q - k) < 1e-3 ? static_cast<long long>(k) : 0;
+// "in", "A or B", "an input": what a read past the end read past.
+std::string inputs_or(const ShapeFacts& f) {
+  if (f.inputs.empty()) return "an input";
+  if (f.inputs.size() == 1) return f.inputs.front();
+  std::string s;
+  for (std::size_t i = 0; i + 1 < f.inputs.size(); ++i) s += (i ? ", " : "") + f.inputs[i];
+  return s + " or " + f.inputs.back();
+}
+
+// " though A and B hold none" where the inputs are known to hold no NaN.
+std::string though_inputs_hold_none(const ShapeFacts& f) {
+  if (f.inputs_nan != 0 || f.inputs.empty()) return "";
+  if (f.inputs.size() == 1) return fmt::format(" though {} holds none", f.inputs.front());
+  return fmt::format(" though {} hold none", join_names(f.inputs));
+}
+
+// Where the NaN came from, as its bits tell in CPU mode.
+std::string nan_evidence(const ShapeFacts& f) {
+  return f.guard_nan > 0 ? " (in CPU mode its bits are those of the NaN the checks put past the end of every "
+                           "buffer)"
+                         : " (the checks put NaN past the end of every buffer)";
 }
 
 // The shapes' first dimension ("n") split by a modulus m: right on every
@@ -721,16 +737,23 @@ std::string single_value_lead(const std::vector<ShapeFacts>& facts, const std::v
         "({0}[blockIdx.x])",
         ex.output, args_of(ex), m.substr(0, m.find(')') + 1), value_fact(ex));
   }
-  // Off by a whole number of guard floats: loads outside the input.
-  if (all_wrong([](const ShapeFacts& f) { return guard_reads(f) > 0; })) {
-    const long long k = guard_reads(ex);
+  // NaN where the input holds none: loads outside the input.
+  if (all_wrong([](const ShapeFacts& f) { return !f.unwritten && read_nan(f); }))
     return fmt::format(
-        "loads outside the input: at {} {} is off by {} x {:.3g}, the float that the bytes just outside "
-        "every buffer hold (the checks' guard zones), so {} load{} read past the end of the input (or "
-        "before its start){}. Threads whose index lies past the end must add nothing: check the bound of "
-        "every load (`i < n`), a second load at i + blockDim.x included",
-        args_of(ex), ex.output, k, guard_float(), k, k == 1 ? "" : "s", others("; likewise at"));
-  }
+        "loads outside the input: at {} {} is NaN{}{}, so a load read past the end of {} (or before its "
+        "start){}. Threads whose index lies past the end must add nothing: check the bound of every load "
+        "(`i < n`), a second load at i + blockDim.x included",
+        args_of(ex), ex.output, though_inputs_hold_none(ex), nan_evidence(ex), inputs_or(ex),
+        others("; likewise at"));
+  // NaN computed from shared memory no thread wrote (CPU mode's fill).
+  if (all_wrong([](const ShapeFacts& f) { return !f.unwritten && f.shared_nan > 0; }))
+    return fmt::format(
+        "{0} is NaN at {1}{2}, computed from shared memory that no thread wrote (CPU mode fills shared "
+        "memory "
+        "with a NaN of its own before each block, and {0} holds that NaN, not the one it was filled with: "
+        "it was written). A step of the tree reads a slot past what the threads stored, or before they "
+        "stored it: check the loop's bounds and the __syncthreads() between its steps",
+        ex.output, args_of(ex), others(", and at"));
   // 0 wherever it is wrong: a result never stored, or cleared after.
   if (all_wrong([](const ShapeFacts& f) { return f.unwritten == 0 && f.got == 0; }))
     return fmt::format(
@@ -849,6 +872,11 @@ void compared(const std::string& label, const Comparison& c) {
   f.first_row = c.first_unwritten_row;
   f.first_col = c.first_unwritten_col;
   f.wrong_zero = c.wrong_zero;
+  f.non_finite = c.non_finite;
+  f.guard_nan = c.guard_nan;
+  f.shared_nan = c.shared_nan;
+  f.first_nan_row = c.first_nan_row;
+  f.first_nan_col = c.first_nan_col;
   if (c.single() && !c.first.empty()) {
     f.got = c.first.front().got;
     f.expected = c.first.front().expected;
@@ -861,6 +889,31 @@ void memory(const std::string& label, const std::vector<std::string>& problems) 
   ShapeFacts& f = shape(label);
   for (const auto& p : problems)
     if (std::find(f.memory.begin(), f.memory.end(), p) == f.memory.end()) f.memory.push_back(p);
+}
+
+void input(const std::string& label, const std::string& name, int holds_nan) {
+  if (!collecting()) return;
+  ShapeFacts& f = shape(label);
+  const bool first = f.inputs.empty();
+  if (std::find(f.inputs.begin(), f.inputs.end(), name) == f.inputs.end()) f.inputs.push_back(name);
+  // One input with a NaN makes "some"; else one of unknown contents, "not known".
+  if (first || holds_nan == 1 || f.inputs_nan == 1)
+    f.inputs_nan = first ? holds_nan : 1;
+  else if (holds_nan == -1)
+    f.inputs_nan = -1;
+}
+
+void set_lab(const std::string& lab_id, bool cpu_mode) {
+  g_lab_id = lab_id;
+  g_cpu_mode = cpu_mode;
+}
+
+std::string racecheck_advice() {
+  if (g_lab_id.empty()) return kRacecheckAdvice;
+  const std::string advice =
+      fmt::format(" `./cudalab test {} --sanitize=racecheck` names the line", g_lab_id);
+  // --sanitize needs a GPU: CPU mode says where it helps.
+  return g_cpu_mode ? " On a GPU," + advice : advice;
 }
 
 void rerun(const std::string& label, long long changed, bool reordered) {
@@ -930,6 +983,60 @@ std::vector<std::pair<std::string, long long>> parse_dims(const std::string& tex
   return out;
 }
 
+// Every failing shape's wrong elements are NaN (none unwritten, none finite),
+// at least some of them with `pred`, and nothing was written outside.
+template <class Pred>
+const ShapeFacts* all_wrong_nan(const std::vector<const ShapeFacts*>& bad, Pred pred) {
+  for (const auto* f : bad)
+    if (f->launch_failed || f->values_ok || !f->memory.empty() || f->unwritten > 0 ||
+        f->non_finite != f->wrong || !pred(*f))
+      return nullptr;
+  // The example: a shape with rows and columns both (at M=1 N=1 K=1, C[0]
+  // reads as a vector's element), the first such.
+  for (const auto* f : bad)
+    if (f->rows > 1 && f->cols > 1) return f;
+  return bad.empty() ? nullptr : bad.front();
+}
+
+// "C[3][7]" (or "c[7]") of a shape's first NaN.
+std::string first_nan(const ShapeFacts& f) {
+  if (f.rows == 1) return fmt::format("{}[{}]", f.output, f.first_nan_col);
+  return fmt::format("{}[{}][{}]", f.output, f.first_nan_row, f.first_nan_col);
+}
+
+std::string others_too(const std::vector<const ShapeFacts*>& bad) {
+  return bad.size() > 1 ? fmt::format(", and likewise at the {} other failing shape{}", bad.size() - 1,
+                                      bad.size() > 2 ? "s" : "")
+                        : "";
+}
+
+// A read past the end of an input: the guard zones hold NaN, so what it
+// feeds is NaN (an unseen tiled matmul whose B load lacked its row bound
+// passed every check while the zones held a finite float: 0 x finite = 0).
+std::string read_past_end_lead(const ShapeFacts& ex, const std::vector<const ShapeFacts*>& bad) {
+  return fmt::format(
+      "{0} is NaN{1}: the kernel read past the end of {2} (a load whose index is not bounded: each load "
+      "tests every index it uses, a tile load both its row and its column). At {3}, {4} of {5} elements of "
+      "{6} are NaN{7}{8}. The checks put NaN past the end of every buffer{9}, so a read there poisons every "
+      "sum it reaches, even where it is multiplied by 0",
+      first_nan(ex), though_inputs_hold_none(ex), inputs_or(ex), args_of(ex), ex.non_finite, ex.elements,
+      ex.output, others_too(bad), ex.launch.empty() ? "" : fmt::format(" (your launch: {})", ex.launch),
+      ex.guard_nan > 0 ? fmt::format(", and {}'s NaNs carry its bits", ex.output) : "");
+}
+
+// CPU mode fills shared memory with a NaN of its own: a NaN computed from
+// it is not an output never written (a tile of 32 loaded by 16 x 16 threads
+// stored NaN that read exactly as C's fill before).
+std::string unwritten_shared_lead(const ShapeFacts& ex, const std::vector<const ShapeFacts*>& bad) {
+  return fmt::format(
+      "{0} is NaN, computed from shared memory that no thread wrote: at {1}, {2} of {3} elements of {4} are "
+      "NaN{5}. Their bits are those CPU mode fills shared memory with before each block, so the kernel "
+      "stored them: they are not the NaN {4} was filled with. A step reads a shared element that no "
+      "thread stored: a loop that reads past the tile (`k <= TILE`), a tile larger than the block that "
+      "loads it, or a load skipped (a thread that returns, or an `if` without its `else` 0)",
+      first_nan(ex), args_of(ex), ex.non_finite, ex.elements, ex.output, others_too(bad));
+}
+
 std::string lead(const std::vector<ShapeFacts>& facts) {
   std::vector<const ShapeFacts*> bad, good;
   for (const auto& f : facts) (failed(f) ? bad : good).push_back(&f);
@@ -991,6 +1098,12 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
           "thread's index, let the threads past the edge of {} run the loop too (loading 0 past the edges), "
           "and guard only the loads and the store",
           args_of(*f), f->barrier_skip, f->output.empty() ? std::string("the output") : f->output);
+
+  // NaN where the inputs hold none, and nothing else wrong: a read past the
+  // end of an input (the guard zones hold NaN). Before the split by the
+  // tile: a load without its bound is wrong exactly on the ragged shapes.
+  if (const ShapeFacts* ex = all_wrong_nan(bad, [](const ShapeFacts& f) { return read_nan(f); }))
+    return read_past_end_lead(*ex, bad);
 
   // 2. The shapes split by a tile size: the boundary checks. Before the
   //    race: a kernel without them also gives different results on a rerun
@@ -1081,6 +1194,10 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   //    read memory outside the inputs, whose contents change between runs).
   for (const auto* f : bad)
     if (f->rerun_changed > 0) return race_lead(*f);
+  // NaN with the bits of CPU mode's shared-memory fill: computed from shared
+  // memory no thread wrote (not a race: the same on a rerun).
+  if (const ShapeFacts* ex = all_wrong_nan(bad, [](const ShapeFacts& f) { return f.shared_nan > 0; }))
+    return unwritten_shared_lead(*ex, bad);
 
   // 4. Writes outside the buffers or changed inputs, with right values.
   //    Where another failing shape has wrong values, "the values are right"

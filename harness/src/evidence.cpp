@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "cudalab/buffer.h"
+#include "cudalab/diagnosis.h"
 
 namespace cudalab::evidence {
 
@@ -333,6 +334,11 @@ Verdict judge(const Evidence& student, const Evidence& reference, const std::str
     v.ok = false;
     return v;
   }
+  // The launches' inputs, for a diagnosis that names them (their contents
+  // are not in the evidence: whether they hold a NaN is not known here).
+  for (const Record* m : of_kind(reference, Record::Kind::memory))
+    for (const BufferState& b : m->memory.buffers)
+      if (b.input) diagnosis::input(m->memory.label, b.name, -1);
   for (std::size_t i = 0; i < rc.size() && v.failures.size() < kMaxFailures; ++i) {
     const Compared& s = sc[i]->compared;
     const Compared& r = rc[i]->compared;

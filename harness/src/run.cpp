@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <exception>
 
@@ -278,6 +280,10 @@ float* Run::input(const std::string& name, const std::vector<float>& data) {
   buffers_.emplace_back(name, data.size(), sizeof(float));
   buffers_.back().upload(data.data());
   originals_.push_back(data);
+  // A NaN in a result means a read past the end of an input only where the
+  // inputs hold none.
+  const bool holds_nan = std::any_of(data.begin(), data.end(), [](float v) { return !std::isfinite(v); });
+  diagnosis::input(fmt::format("{}({})", launcher_, shape_), name, holds_nan ? 1 : 0);
   return static_cast<float*>(buffers_.back().data());
 }
 

@@ -9,8 +9,9 @@
 void vector_add(const float* a, const float* b, float* c, int n);
 void matrix_add(const float* A, const float* B, float* C, int rows, int cols);
 
-// The references and the foils (uncoalesced on purpose), compiled from
-// solutions/ into namespace ref.
+// The references and the foils (uncoalesced on purpose), in namespace ref:
+// compiled from solutions/ in the course repository, prebuilt
+// (prebuilt/01_coalescing/) in the student release.
 namespace ref {
 void vector_add(const float* a, const float* b, float* c, int n);
 void matrix_add(const float* A, const float* B, float* C, int rows, int cols);

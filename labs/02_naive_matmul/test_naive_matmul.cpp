@@ -8,7 +8,8 @@
 // The student's launcher (labs/02_naive_matmul/matmul_naive.cu).
 void matmul_naive(const float* A, const float* B, float* C, int M, int N, int K);
 
-// The reference, compiled from solutions/ into namespace ref.
+// The reference, in namespace ref: compiled from solutions/ in the course
+// repository, prebuilt (prebuilt/02_naive_matmul/) in the student release.
 namespace ref {
 void matmul_naive(const float* A, const float* B, float* C, int M, int N, int K);
 }  // namespace ref

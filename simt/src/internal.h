@@ -48,6 +48,22 @@ struct DeviceAccess {
   DeviceAccess& operator=(const DeviceAccess&) = delete;
 };
 
+// --- fills (memory.cpp): what a kernel finds where nothing was written.
+// Quiet NaNs whose payloads say where they came from (x86 arithmetic keeps
+// a NaN operand's payload): a NaN computed from the slack past an allocation,
+// or from shared memory no thread wrote, is neither the harness's output fill
+// (0xFFFFFFFF: "never written") nor each other. The harness recognises these
+// words (harness/include/cudalab/buffer.h kDeviceSlackNan, kSharedPoisonNan).
+inline constexpr std::uint32_t kSlackWord = 0x7FF4D1A0u;
+inline constexpr std::uint32_t kSharedPoisonWord = 0x7FF2A5A5u;
+// The byte of `word` that lies at address `at` when the word is repeated at
+// every 4-byte-aligned address (little-endian, as x86 and the GPU).
+inline unsigned char word_byte(const void* at, std::uint32_t word) {
+  return static_cast<unsigned char>(word >> (8 * (reinterpret_cast<std::uintptr_t>(at) & 3)));
+}
+// Fills [at, at + bytes) with `word` repeated at aligned addresses.
+void fill_word(void* at, std::size_t bytes, std::uint32_t word);
+
 // --- shared memory (scheduler.cpp; the running launch's, launch_state.h)
 struct SharedRange {
   std::uintptr_t lo = 0, hi = 0;

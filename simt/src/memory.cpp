@@ -2,7 +2,7 @@
 //
 // Each allocation is its own mapping: the data (256-byte aligned, like
 // cudaMalloc's), accessible slack around it (64 KiB before, 1 MiB after,
-// filled with 0xFF bytes, a NaN as float), and inaccessible 64 KiB fences
+// filled with kSlackWord, a NaN as float), and inaccessible 64 KiB fences
 // beyond. So, as on a GPU, a kernel that runs a little past its data (a
 // missing boundary check) reads garbage and writes where nobody looks,
 // without a fault, and the harness's guard zones see its writes; one that
@@ -123,6 +123,19 @@ std::size_t device_memory() {
   return total;
 }
 
+}  // namespace
+
+void fill_word(void* at, std::size_t bytes, std::uint32_t word) {
+  auto* p = static_cast<unsigned char*>(at);
+  for (std::size_t i = 0; i < bytes && (reinterpret_cast<std::uintptr_t>(p + i) & 3); ++i)
+    p[i] = word_byte(p + i, word);
+  std::size_t i = (4 - (reinterpret_cast<std::uintptr_t>(p) & 3)) & 3;
+  for (; i + 4 <= bytes; i += 4) std::memcpy(p + i, &word, 4);
+  for (; i < bytes; ++i) p[i] = word_byte(p + i, word);
+}
+
+namespace {
+
 cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
   if (cudaError_t e = sync_point()) return fail(e);
   if (!ptr) return fail(cudaErrorInvalidValue);
@@ -142,8 +155,8 @@ cudaError_t allocate(void** ptr, std::size_t bytes, int kind) {
     return fail(cudaErrorMemoryAllocation);
   }
   unsigned char* user = first + kSlackBefore;
-  std::memset(first, 0xFF, kSlackBefore);
-  std::memset(user + bytes, 0xFF, open - kSlackBefore - bytes);
+  fill_word(first, kSlackBefore, kSlackWord);
+  fill_word(user + bytes, open - kSlackBefore - bytes, kSlackWord);
   Mapping m;
   m.alloc = Allocation{reinterpret_cast<std::uintptr_t>(user), bytes, kind};
   m.map_base = base;

@@ -175,8 +175,10 @@ struct FiberStacks {
 };
 
 // Shared memory: static __shared__ variables get slots of an arena; dynamic
-// shared memory is one buffer. Both are poisoned (0xFF bytes, a NaN as
-// float) before each block: shared memory starts undefined on a GPU. A
+// shared memory is one buffer. Both are poisoned (kSharedPoisonWord, a NaN
+// as float, unlike the harness's output fill: a value computed from shared
+// memory no thread wrote must not read as an output never written) before
+// each block: shared memory starts undefined on a GPU. A
 // variable's slot is given once, while its kernel first runs (the translator
 // binds a static reference to it), so the arena and each kernel's place in it
 // outlive the launch that made them.
@@ -462,8 +464,10 @@ constexpr std::size_t kSharedSlackBytes = 4096;
 
 void poison_shared(const LaunchState& l) {
   const SharedArena& sh = g_scheduler.shared;
-  if (sh.arena) std::memset(sh.arena, 0xFF, std::min(kArenaBytes, sh.arena_used + kSharedSlackBytes));
-  if (sh.dynamic) std::memset(sh.dynamic, 0xFF, std::min(kDynamicBytes, l.cfg.smem + kSharedSlackBytes));
+  if (sh.arena)
+    fill_word(sh.arena, std::min(kArenaBytes, sh.arena_used + kSharedSlackBytes), kSharedPoisonWord);
+  if (sh.dynamic)
+    fill_word(sh.dynamic, std::min(kDynamicBytes, l.cfg.smem + kSharedSlackBytes), kSharedPoisonWord);
 }
 
 void make_order(LaunchState& l) {
@@ -794,7 +798,7 @@ std::string shared_overrun(const LaunchState& l, uint3 block) {
                        std::size_t& last) {
     changed = 0, last = 0;
     for (const unsigned char* p = from; p < to; ++p)
-      if (*p != 0xFF) ++changed, last = static_cast<std::size_t>(p - from) + 1;
+      if (*p != word_byte(p, kSharedPoisonWord)) ++changed, last = static_cast<std::size_t>(p - from) + 1;
   };
   const SharedArena& sh = g_scheduler.shared;
   std::size_t changed = 0, last = 0, bytes = 0;
@@ -931,7 +935,7 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
   if (!sh.arena) {
     sh.arena = map_or_die(kArenaBytes, "static shared memory");
     sh.dynamic = map_or_die(kDynamicBytes, "dynamic shared memory");
-    std::memset(sh.dynamic, 0xFF, kDynamicBytes);
+    fill_word(sh.dynamic, kDynamicBytes, kSharedPoisonWord);
   }
   l.static_shared = SharedRange{reinterpret_cast<std::uintptr_t>(sh.arena),
                                 reinterpret_cast<std::uintptr_t>(sh.arena) + sh.arena_used};
@@ -1014,7 +1018,7 @@ void* dynamic_shared_memory() {
   detail::SharedArena& sh = detail::g_scheduler.shared;
   if (!sh.dynamic) {
     sh.dynamic = detail::map_or_die(detail::kDynamicBytes, "dynamic shared memory");
-    std::memset(sh.dynamic, 0xFF, detail::kDynamicBytes);
+    detail::fill_word(sh.dynamic, detail::kDynamicBytes, detail::kSharedPoisonWord);
   }
   return sh.dynamic;
 }
@@ -1033,7 +1037,7 @@ void* shared_storage(std::size_t bytes, std::size_t align) {
   sh.arena_used = at + bytes;
   // The slack after it too: poison_shared() covered only the slack of the
   // variables before, and shared_overrun() reads it.
-  std::memset(sh.arena + at, 0xFF, std::min(kArenaBytes - at, bytes + kSharedSlackBytes));
+  fill_word(sh.arena + at, std::min(kArenaBytes - at, bytes + kSharedSlackBytes), kSharedPoisonWord);
   if (LaunchState* l = current_launch()) {
     sh.static_bytes[l->kernel_key] += bytes;
     auto [range, fresh] = sh.static_range.try_emplace(l->kernel_key, at, at + bytes);

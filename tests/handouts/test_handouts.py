@@ -5,7 +5,10 @@
       every SVG in handouts/img/ is well-formed XML with an <svg> root and a
       size, every image a handout shows exists and every SVG is shown; every
       repository path a handout names in backticks exists; the primer's table
-      of what to hand in is each lab.toml's student_files, lab for lab.
+      of what to hand in is each lab.toml's student_files, lab for lab; and
+      every path that the handouts, the labs' files and course.toml name is
+      in the student release (tools/release.py's lists), or is said to be
+      "in the course repository".
 
   test_handouts.py SOURCE_ROOT --run BINARY [--gpu]
       runs the primer's example (handouts/examples/primer_scale.cu, built by
@@ -77,6 +80,54 @@ def check_paths(root):
                   f"{os.path.relpath(md, root)} names `{p}`, which does not exist")
 
 
+def release_lists(root):
+    """FILES, FOLDERS and EXCLUDED of tools/release.py: what the student release holds."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("release", os.path.join(root, "tools", "release.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.FILES, mod.FOLDERS, mod.EXCLUDED
+
+
+# Files release.py writes itself rather than copies.
+RELEASE_MADE = {"README.md", "course.toml", "prebuilt", ".github"}
+TREE_PATH = re.compile(r"(?<![\w/.-])((?:docs|tests|solutions|calibration|tools|labs|handouts|harness|simt|grader"
+                       r"|course)/[A-Za-z0-9_./*-]*)")
+ELSEWHERE = "in the course repository"
+
+
+def check_release_paths(root):
+    """A student reads the handouts, the labs' files and course.toml in the release: a path they name
+    that the release leaves out (docs/, tests/, solutions/, calibration/) must say where it is."""
+    files, folders, excluded = release_lists(root)
+
+    def shipped(p):
+        p = p.rstrip("/.")
+        if "*" in p:  # calibration/*.toml: the folder decides
+            p = os.path.dirname(p.split("*")[0].rstrip("/")) or p.split("/")[0]
+        top = p.split("/")[0]
+        if p in files or top in RELEASE_MADE:
+            return True
+        # A path under a shipped folder that is not in the tree is a build output (a ninja target).
+        return top in folders and not any(p == e or p.startswith(e + "/") for e in excluded)
+
+    texts = sorted(glob.glob(os.path.join(root, "handouts", "*.md")))
+    texts += sorted(f for f in glob.glob(os.path.join(root, "labs", "*", "*")) if os.path.isfile(f))
+    texts.append(os.path.join(root, "course.toml"))
+    for path in texts:
+        rel = os.path.relpath(path, root)
+        # One line of prose per paragraph: wrapped lines and comment markers joined.
+        text = re.sub(r"\n\s*(#|//)?\s*", " ", read(path))
+        for m in TREE_PATH.finditer(text):
+            p = m.group(1)
+            if re.search(r"NN|LAB|<", p) or shipped(p):
+                continue
+            after = text[m.end():m.end() + 80].split(")")[0]
+            check(ELSEWHERE in after,
+                  f"{rel} names {p}, which the student release leaves out (tools/release.py): say where it is "
+                  f"(\"{p} {ELSEWHERE}\") or name what the release has")
+
+
 def check_hand_in(root):
     expected = {}
     for toml in sorted(glob.glob(os.path.join(root, "labs", "*", "lab.toml"))):
@@ -137,6 +188,7 @@ def main():
         check_images(a.root)
         check_paths(a.root)
         check_hand_in(a.root)
+        check_release_paths(a.root)
     if failures:
         sys.exit(f"{len(failures)} failure(s)")
     print("OK")

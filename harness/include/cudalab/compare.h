@@ -43,11 +43,16 @@ struct Mismatch {
 struct Comparison {
   std::string name;  // e.g. "C"
   std::size_t rows = 0, cols = 0;
-  std::size_t wrong = 0;        // elements outside the tolerance (incl. the next two)
-  std::size_t unwritten = 0;    // still the poison pattern
-  std::size_t non_finite = 0;   // NaN or Inf that is not the poison
-  std::size_t wrong_zero = 0;   // written, wrong, and exactly 0
-  std::vector<Mismatch> first;  // the first few, in row-major order
+  std::size_t wrong = 0;       // elements outside the tolerance (incl. the next two)
+  std::size_t unwritten = 0;   // still the poison pattern
+  std::size_t non_finite = 0;  // NaN or Inf that is not the poison
+  // Of those, NaNs whose bits say where they came from (CPU mode keeps them,
+  // cudalab/buffer.h nan_origin): a guard zone's (a read past the end of a
+  // buffer), and CPU mode's fill of shared memory (read where no thread wrote).
+  std::size_t guard_nan = 0, shared_nan = 0;
+  std::size_t first_nan_row = 0, first_nan_col = 0;  // the first non-finite one, with non_finite
+  std::size_t wrong_zero = 0;                        // written, wrong, and exactly 0
+  std::vector<Mismatch> first;                       // the first few, in row-major order
   ErrorPattern pattern = ErrorPattern::none;
   double max_abs_error = 0;
   // The unwritten elements are whole last rows and/or columns (a grid too

@@ -40,7 +40,15 @@ struct ShapeFacts {
   std::string output;  // the first wrong output's name
   ErrorPattern pattern = ErrorPattern::none;
   std::size_t elements = 0, wrong = 0, unwritten = 0;
-  std::size_t wrong_zero = 0;                // written, wrong, and exactly 0
+  std::size_t wrong_zero = 0;  // written, wrong, and exactly 0
+  // Written, wrong and NaN (or Inf); of those, NaNs with a guard zone's bits
+  // and with CPU mode's shared-memory fill's (Comparison); the first one.
+  std::size_t non_finite = 0, guard_nan = 0, shared_nan = 0;
+  std::size_t first_nan_row = 0, first_nan_col = 0;
+  // The launch's inputs ("A", "B"), and whether they hold a NaN or Inf: -1
+  // not known (the grader's evidence has only their hashes), 0 none, 1 some.
+  std::vector<std::string> inputs;
+  int inputs_nan = -1;
   bool unwritten_trailing = false;           // the unwritten elements are whole last rows or columns
   std::size_t rows = 0, cols = 0;            // of that output
   std::size_t last_rows = 0, last_cols = 0;  // with unwritten_trailing: how many of each
@@ -77,8 +85,16 @@ void pause(bool paused);
 // launch's advice is what simt saw, and it leads.
 inline constexpr const char* kSharedOverrun = "wrote past the end of the kernel's";
 // The last sentence of a race's lead: where the grader runs racecheck itself,
-// its report follows in its place (grader/explain.h).
+// its report follows in its place (grader/explain.h). LAB is the lab's id
+// where the test process knows it (set_lab), and CPU mode, where --sanitize
+// cannot run, says it is for a GPU.
 inline constexpr const char* kRacecheckAdvice = " `./cudalab test LAB --sanitize=racecheck` names the line";
+// The advice as this process says it: " On a GPU, `./cudalab test 03_tiling
+// --sanitize=racecheck` names the line." in CPU mode.
+std::string racecheck_advice();
+// The lab the running test binary checks, and whether it runs in CPU mode
+// (the test main sets them; the grader judging evidence leaves them).
+void set_lab(const std::string& lab_id, bool cpu_mode);
 // In CPU mode, the words that begin simt's launch error for a __syncthreads()
 // that not every thread of a block reaches (simt/src/scheduler.cpp
 // barrier_not_reached): such a launch leads with that barrier, as a barrier
@@ -90,6 +106,8 @@ void launch_failed(const std::string& label, const std::string& error, const std
                    bool not_implemented);
 void compared(const std::string& label, const Comparison& c);
 void memory(const std::string& label, const std::vector<std::string>& problems);
+// An input of the launch, and whether its values hold a NaN or Inf (-1: not known).
+void input(const std::string& label, const std::string& name, int holds_nan);
 void rerun(const std::string& label, long long changed, bool reordered = false);
 void barrier_skipped(const std::string& label, const std::string& what);
 void launched(const std::string& label, const std::string& launch);

@@ -265,6 +265,15 @@ TEST_CASE(
   CHECK_THAT(lines.front(), Catch::EndsWith("loaded again."));
   CHECK(lines.size() <= 9);
   CHECK(message_problem(r.failures).empty());
+
+  // The advice as a lab's test binary says it, with its lab id (on a GPU,
+  // where racecheck runs): dropped as well.
+  diagnosis::set_lab("03_tiling", false);
+  CheckResult named = failed(CheckKind::correctness, {"Diagnosis: " + diagnosis::lead({f}) + ".", "detail"});
+  diagnosis::set_lab("", false);
+  REQUIRE_THAT(named.failures[0], Catch::Contains("`./cudalab test 03_tiling --sanitize=racecheck`"));
+  REQUIRE(merge_racecheck(failed(CheckKind::correctness, {folded}), named));
+  CHECK_THAT(named.failures[0], !Catch::Contains("--sanitize=racecheck") && Catch::EndsWith("loaded again."));
 }
 
 TEST_CASE("A race's lead says what each of its counts counts", "[unit][explain]") {

@@ -1,6 +1,7 @@
 // One leading diagnosis per failing check, from the facts of all its shapes
 // (harness/include/cudalab/diagnosis.h). Host-only: made-up facts.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -742,6 +743,7 @@ std::string sum_lead(const std::vector<SumShape>& shapes) {
     const std::string label = "reduce_sum(n=" + std::to_string(s.n) + ")";
     cudalab::diagnosis::launched(
         label, "reduce_sum_kernel<<<grid (" + std::to_string(s.blocks) + ", 1, 1), block (256, 1, 1)>>>");
+    cudalab::diagnosis::input(label, "in", 0);
     cudalab::CompareOptions o;
     o.tolerance = {2.4e-7 * s.n, 0};
     cudalab::diagnosis::pause(true);  // the comparison alone, as compare() hands it over
@@ -763,10 +765,10 @@ bool speaks_of_the_value_only(const std::string& s) {
   return true;
 }
 
-float guard_float() {
-  const std::uint32_t bits = 0x01010101u * cudalab::kGuardByte;
+// What a sum that read a guard zone comes to in CPU mode: the zone's NaN.
+float guard_nan() {
   float f;
-  std::memcpy(&f, &bits, sizeof f);
+  std::memcpy(&f, cudalab::guard_zone("in", true, 4).data(), sizeof f);
   return f;
 }
 
@@ -783,19 +785,31 @@ TEST_CASE("A one-value check whose value changes on a rerun leads with a race, i
   CHECK(speaks_of_the_value_only(s));
 }
 
-TEST_CASE("A sum off by whole guard floats leads with loads past the end of the input",
+TEST_CASE("A sum that is NaN though its input holds none leads with loads past the end of the input",
           "[diagnosis][harness]") {
-  // A second load without its bound: n=31 reads 31 floats of the guard zone,
-  // n=1000 24; 4096 is a multiple of two blocks and right.
-  const double g = guard_float();
-  const std::string s = sum_lead({{1, static_cast<float>(0.25 + g), 0.25, 1},
-                                  {31, static_cast<float>(1.5 + 31 * g), 1.5, 1},
-                                  {1000, static_cast<float>(12.0 + 24 * g), 12.0, 2},
-                                  {4096, 30.0f, 30.0, 4}});
+  // A second load without its bound: n=31 and n=1000 read the guard zone
+  // past in, whose NaN (CPU mode keeps its bits, a GPU gives 0x7FFFFFFF)
+  // reaches the sum; 4096 is a multiple of two blocks and right.
+  for (const float nan : {guard_nan(), std::nanf("")}) {
+    const std::string s = sum_lead({{31, nan, 1.5, 1}, {1000, nan, 12.0, 2}, {4096, 30.0f, 30.0, 4}});
+    INFO(s);
+    CHECK_THAT(s, Catch::StartsWith("loads outside the input: at n=31 out is NaN though in holds none"));
+    CHECK_THAT(s, Catch::Contains("so a load read past the end of in") && Catch::Contains("`i < n`"));
+    const bool says_bits = s.find("in CPU mode its bits are those of the NaN") != std::string::npos;
+    CHECK(says_bits == (cudalab::nan_origin(nan) == cudalab::NanOrigin::input_guard));
+    CHECK(speaks_of_the_value_only(s));
+  }
+}
+
+TEST_CASE("A sum that is NaN computed from unwritten shared memory says so, not that out was never written",
+          "[diagnosis][harness]") {
+  float shared;
+  std::memcpy(&shared, &cudalab::kSharedPoisonNan, 4);
+  const std::string s = sum_lead({{31, shared, 1.5, 1}, {1000, shared, 12.0, 2}});
   INFO(s);
-  CHECK_THAT(s, Catch::StartsWith("loads outside the input: at n=1 out is off by 1 x -4.32e+08"));
-  CHECK_THAT(s, Catch::Contains("so 1 load read past the end of the input") && Catch::Contains("`i < n`"));
-  CHECK(speaks_of_the_value_only(s));
+  CHECK_THAT(s, Catch::StartsWith("out is NaN at n=31, and at the 1 other failing size, computed from shared "
+                                  "memory that no thread wrote"));
+  CHECK_THAT(s, !Catch::Contains("never written") && !Catch::Contains("filled with before the launch"));
 }
 
 TEST_CASE(
@@ -836,7 +850,8 @@ TEST_CASE("A wrong sum with stores past out leads with the stores, in words for 
     const auto c = cudalab::compare("out", {3.0f}, {12.5}, 1, 1);
     cudalab::diagnosis::pause(false);
     cudalab::diagnosis::compared(label, c);
-    std::vector<std::uint8_t> zone(64, cudalab::kGuardByte), after(64, cudalab::kGuardByte);
+    std::vector<std::uint8_t> zone = cudalab::guard_zone("out", false, 64),
+                              after = cudalab::guard_zone("out", true, 64);
     after[0] = 0;
     cudalab::diagnosis::memory(label, cudalab::describe_guard_damage("out", 4, 1, zone, after));
   }
@@ -900,4 +915,65 @@ TEST_CASE("A check whose outputs are vectors keeps its element-wise lead even wh
   cudalab::diagnosis::end();
   INFO(s);
   CHECK_THAT(s, Catch::Contains("no element of c is written"));
+}
+
+TEST_CASE("C NaN wherever it is wrong, though A and B hold none, leads with a read past the end of an input",
+          "[diagnosis][harness]") {
+  // A tiled matmul whose B load lacks its row bound (`(col < N) ? B[(t + ty)
+  // * N + col] : 0`): the last K tile reads past B's end, into its guard
+  // zone's NaN, and 0 x NaN = NaN; right wherever K is a multiple of 16.
+  auto nan_shape = [](const std::string& args, std::size_t elements) {
+    ShapeFacts f = shape(args, false, ErrorPattern::everywhere, elements, elements);
+    f.non_finite = elements;
+    f.rows = 17, f.cols = elements / 17;
+    f.first_nan_row = 0, f.first_nan_col = 0;
+    f.inputs = {"A", "B"};
+    f.inputs_nan = 0;
+    return f;
+  };
+  std::vector<ShapeFacts> facts = {nan_shape("M=17 N=33 K=9", 561), shape("M=64 N=64 K=64", true),
+                                   nan_shape("M=17 N=34 K=47", 578)};
+  facts[0].guard_nan = 561;  // CPU mode: the guard zone's own bits
+  const std::string s = lead(facts);
+  INFO(s);
+  CHECK_THAT(s,
+             Catch::StartsWith("C[0][0] is NaN though A and B hold none: the kernel read past the end of A "
+                               "or B (a load whose index is not bounded: each load tests every index it "
+                               "uses, a tile load both its row and its column)"));
+  CHECK_THAT(s,
+             Catch::Contains("At M=17 N=33 K=9, 561 of 561 elements of C are NaN, and likewise at the 1 "
+                             "other failing shape. The checks put NaN past the end of every buffer, and C's "
+                             "NaNs carry its bits, so a read there poisons every sum"));
+  CHECK_THAT(s, !Catch::Contains("boundary checks"));
+
+  SECTION("where an input holds NaN itself, a NaN in C says nothing of where it was read") {
+    for (auto& f : facts) f.inputs_nan = f.values_ok ? f.inputs_nan : 1;
+    CHECK_THAT(lead(facts), !Catch::Contains("read past the end"));
+  }
+  SECTION("NaN with CPU mode's shared-memory bits is computed from shared memory no thread wrote") {
+    // (A tile larger than the block that loads it: wrong at every shape.)
+    facts.erase(facts.begin() + 1);
+    for (auto& f : facts) f.guard_nan = 0, f.shared_nan = f.non_finite;
+    const std::string t = lead(facts);
+    INFO(t);
+    CHECK_THAT(t, Catch::StartsWith("C[0][0] is NaN, computed from shared memory that no thread wrote: at "
+                                    "M=17 N=33 K=9, 561 of 561 elements of C are NaN"));
+    CHECK_THAT(
+        t, !Catch::Contains("never written") && Catch::Contains("they are not the NaN C was filled with"));
+  }
+}
+
+TEST_CASE("A race's lead names the lab in its racecheck advice, and in CPU mode says it is for a GPU",
+          "[diagnosis][harness]") {
+  auto facts = std::vector<ShapeFacts>{shape("M=16 N=16 K=16", false, ErrorPattern::scattered, 256, 64)};
+  facts[0].rerun_changed = 40;
+  cudalab::diagnosis::set_lab("03_tiling", true);
+  const std::string cpu = lead(facts);
+  cudalab::diagnosis::set_lab("03_tiling", false);
+  const std::string gpu = lead(facts);
+  cudalab::diagnosis::set_lab("", false);
+  CHECK_THAT(cpu, Catch::EndsWith(
+                      "again. On a GPU, `./cudalab test 03_tiling --sanitize=racecheck` names the line"));
+  CHECK_THAT(gpu, Catch::EndsWith("again. `./cudalab test 03_tiling --sanitize=racecheck` names the line"));
+  CHECK_THAT(lead(facts), Catch::EndsWith(cudalab::diagnosis::kRacecheckAdvice));
 }

@@ -25,7 +25,7 @@ struct Launch {
   std::string label = "matmul(M=2 N=3 K=4)";
   std::vector<float> got = {1, 2, 3, 4, 5, 6};
   std::vector<double> expected = {1, 2, 3, 4, 5, 6};
-  std::vector<std::uint8_t> guard_after = std::vector<std::uint8_t>(64, cudalab::kGuardByte);
+  std::vector<std::uint8_t> guard_after = cudalab::guard_zone("C", true, 64);
   std::uint64_t input_hash = 42;
 };
 
@@ -42,10 +42,11 @@ ev::Evidence write_and_read(const std::vector<Launch>& launches, const std::stri
     ev::set_label(l.label);
     ev::BufferState a;
     a.name = "A", a.input = true, a.count = 8, a.elem_size = 4, a.content_hash = l.input_hash;
-    a.guard_before = a.guard_after = std::vector<std::uint8_t>(64, cudalab::kGuardByte);
+    a.guard_before = cudalab::guard_zone("A", false, 64);
+    a.guard_after = cudalab::guard_zone("A", true, 64);
     ev::BufferState c;
     c.name = "C", c.count = 6, c.elem_size = 4;
-    c.guard_before = std::vector<std::uint8_t>(64, cudalab::kGuardByte);
+    c.guard_before = cudalab::guard_zone("C", false, 64);
     c.guard_after = l.guard_after;
     ev::record_memory({a, c});
     cudalab::CompareOptions options;
