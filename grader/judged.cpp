@@ -30,6 +30,11 @@ void Judged::edit_words(const std::function<void(CheckResult&)>& edit) {
   r_.output = std::move(words.output);
 }
 
+void Judged::add_chart_measurements(const std::vector<Measurement>& extra) {
+  for (const auto& m : extra)
+    if (m.key.rfind("chart_", 0) == 0) r_.measurements.push_back(m);
+}
+
 void Judged::lower_to_fail(const std::string& why) {
   if (r_.verdict == Verdict::pass || r_.verdict == Verdict::not_run) r_.verdict = Verdict::fail;
   ratio_.reset();

@@ -150,10 +150,12 @@ void Grader::run_speed_checks(Checking& c) {
   const auto settle = [&] {
     if (!counting) return;
     const CheckResult extra = counting->words.get();
-    c.done[counting->lab][counting->check]->edit_words([&](CheckResult& w) {
-      w.measurements.insert(w.measurements.end(), extra.measurements.begin(), extra.measurements.end());
-      w.notes.insert(w.notes.end(), extra.notes.begin(), extra.notes.end());
-    });
+    // Words through edit_words, which keeps measurements as they are; the
+    // counts through the one door for a chart's numbers.
+    Judged& done = *c.done[counting->lab][counting->check];
+    done.edit_words(
+        [&](CheckResult& w) { w.notes.insert(w.notes.end(), extra.notes.begin(), extra.notes.end()); });
+    done.add_chart_measurements(extra.measurements);
     counting.reset();
   };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {

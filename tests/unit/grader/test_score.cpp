@@ -138,6 +138,16 @@ TEST_CASE("Words can be rewritten, verdicts and timed ratios cannot", "[score][t
   CHECK(t.verdict() == Verdict::timeout);
 }
 
+TEST_CASE("A chart's counts join a verdict after it, and nothing else does", "[score][trust][grader]") {
+  Judged j = judged("speed", Verdict::fail);
+  j.add_chart_measurements(
+      {{"chart_traffic_flops", 4.2e6, "FLOP"}, {"ratio", 9.99, "x"}, {"student_ms", 0.1, "ms"}});
+  REQUIRE(j.result().measurements.size() == 1);
+  CHECK(j.result().measurements.front().key == "chart_traffic_flops");
+  CHECK(j.verdict() == Verdict::fail);
+  CHECK_FALSE(j.timed_ratio());
+}
+
 TEST_CASE("The grader's own word never passes a check", "[score][trust][grader]") {
   CheckSpec c;
   c.id = "square";
