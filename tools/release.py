@@ -42,7 +42,7 @@ except ImportError:  # Python < 3.11
 # grader/autograder/ (the instructor's grading setup), .ci/.
 FILES = ["cudalab", "meson.build", "meson_options.txt", ".gitignore", ".clang-format",
          "tools/labinfo.py", "tools/cuda_arch.py", "tools/lab_info.cpp.in", "tools/reference.cu.in",
-         "tools/extract.py", "tools/format.py"]
+         "tools/extract.py", "tools/format.py", "tools/progress.py"]
 FOLDERS = ["labs", "course", "harness", "simt", "grader", "handouts"]
 EXCLUDED = {"simt/tests", "grader/autograder"}
 # Files that go elsewhere in the release: the GitHub Classroom workflow, kept
