@@ -287,6 +287,19 @@ std::string fold_sanitizer_output(const std::string& output, std::size_t max_lin
   return out;
 }
 
+RunContext bare_run(const RunContext& ctx, const std::filesystem::path& binary) {
+  RunContext rc = ctx;
+  rc.binary = binary;
+  rc.sanitizer.clear();
+  rc.reference_evidence.clear();
+  rc.evidence_out.clear();
+  rc.reference_s = 0;
+  rc.trace_out.clear();
+  rc.replay_trace.clear();
+  rc.replay_code.clear();
+  return rc;
+}
+
 std::string run_stem(const std::string& lab, const std::string& check) {
   static std::atomic<unsigned long> runs{0};
   return fmt::format("{}-{}-{}-{}", lab, check, getpid(), ++runs);

@@ -133,6 +133,10 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
 // trace, staged binary) that no other run of this process shares, even of the
 // same check: a batch over several GPUs runs two submissions' checks at once.
 std::string run_stem(const std::string& lab, const std::string& check);
+// `ctx` run by `binary` with nothing of the grader's judging, timing or
+// sanitizing: no evidence, no reference time, no trace or replay (a second
+// look's CPU-mode run, an access or traffic count).
+RunContext bare_run(const RunContext& ctx, const std::filesystem::path& binary);
 
 // Reads a check's result from a record file's JSON text. Host-only (tested).
 bool parse_check_record(const std::string& json_text, const std::string& name, CheckResult& out,

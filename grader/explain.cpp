@@ -141,15 +141,7 @@ bool timed_and_failed(const CheckResult& r) {
 void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
                        const std::filesystem::path& access_binary, const std::filesystem::path& report,
                        const std::string& launch, CheckResult& r) {
-  RunContext ac = ctx;
-  ac.binary = access_binary;
-  ac.sanitizer.clear();
-  ac.reference_evidence.clear();
-  ac.evidence_out.clear();
-  ac.reference_s = 0;
-  ac.trace_out.clear();
-  ac.replay_trace.clear();
-  ac.replay_code.clear();
+  RunContext ac = bare_run(ctx, access_binary);
   ac.access_out = report;
   run_check(ac, lab, by);
   std::ifstream in(report, std::ios::binary);

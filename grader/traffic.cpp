@@ -59,15 +59,7 @@ std::optional<CountedTraffic> count_kernel_traffic(const RunContext& ctx, const 
                                                    const std::string& who, std::string& error) {
   // The check's run with nothing of the grader's judging or timing: it runs
   // one kernel, once, at the harness's small shape.
-  RunContext rc = ctx;
-  rc.binary = binary;
-  rc.sanitizer.clear();
-  rc.reference_evidence.clear();
-  rc.evidence_out.clear();
-  rc.reference_s = 0;
-  rc.trace_out.clear();
-  rc.replay_trace.clear();
-  rc.replay_code.clear();
+  RunContext rc = bare_run(ctx, binary);
   rc.extra_env.push_back("CUDALAB_TRAFFIC=" + who);
   rc.access_out = ctx.work_dir / (run_stem(lab.id, check.id) + "-traffic.json");
   std::filesystem::create_directories(ctx.work_dir);
