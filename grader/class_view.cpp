@@ -76,6 +76,20 @@ std::string normalize_diagnosis(const std::string& diagnosis) {
   return out;
 }
 
+std::string diagnosis_cause(const std::string& normalized) {
+  int depth = 0;
+  for (std::size_t i = 0; i + 1 < normalized.size(); ++i) {
+    const char c = normalized[i];
+    if (c == '(' || c == '[') ++depth;
+    if ((c == ')' || c == ']') && depth > 0) --depth;
+    // "(your launch: grid ...)" explains, it does not end the cause; a cause
+    // cut after a word or two would group unrelated diagnoses.
+    if (depth == 0 && (c == ':' || c == ';' || c == '.') && normalized[i + 1] == ' ' && i >= 12)
+      return normalized.substr(0, i);
+  }
+  return normalized;
+}
+
 std::string SubmissionStatus::text() const {
   std::string s = word;
   if (!detail.empty()) s += " (" + detail + ")";
@@ -125,12 +139,13 @@ bool failed(Verdict v) {
 }
 
 void count(std::vector<DiagnosisCount>& to, const std::string& text) {
+  const std::string cause = diagnosis_cause(text);
   for (auto& d : to)
-    if (d.text == text) {
+    if (d.text == cause) {
       ++d.count;
       return;
     }
-  to.push_back({text, 1});
+  to.push_back({cause, 1, text});
 }
 
 std::string lab_status_words(LabStatus s) {

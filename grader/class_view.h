@@ -1,9 +1,10 @@
 // grader/class_view.h: a batch seen from the front of the class.
 //
 // Where an instructor's next lecture should go: per check of each lab, how
-// many submissions failed it and the three diagnoses they failed with most
-// often (grouped with their numbers and shapes normalized away, so that
-// "wrong value at K=9 on M=17" and "wrong value at K=5 on M=33" are one),
+// many submissions failed it and the three causes they failed with most
+// often (each diagnosis cut to its cause, with its numbers and shapes
+// normalized away, so that "wrong value at K=9 on M=17: ..." and "wrong
+// value at K=5 on M=33: ..." are one),
 // and each submission's status (graded, not graded, error, compile error,
 // late). A function of the batch's grade documents alone (BatchView): the
 // batch page (index.html) shows it, class.csv holds it for a spreadsheet.
@@ -30,6 +31,14 @@ std::string check_diagnosis(const GradedCheck& check);
 // Digits inside a word (float4, sm_90, matmul_tiled.cu) stay.
 std::string normalize_diagnosis(const std::string& diagnosis);
 
+// A normalized diagnosis cut to its cause, what a lecture addresses: the
+// text before its first ": ", "; " or ". " outside parentheses ("the
+// boundary checks", "C[#][#] is NaN though A and B hold none", "matmul_tiled
+// runs at #x the speed of the naive kernel"). Diagnoses that name one cause
+// with different evidence after it (the shapes that failed, the student's
+// launch) are one group. The whole text where nothing cuts it.
+std::string diagnosis_cause(const std::string& normalized);
+
 // A submission's status in the batch: "graded", "not graded", "error",
 // "compile error", "rejected", "missing file" or "not run" (the worst of its
 // labs'), then ", late (N days)" where its late rule took points.
@@ -42,8 +51,9 @@ struct SubmissionStatus {
 SubmissionStatus submission_status(const BatchEntry& e);
 
 struct DiagnosisCount {
-  std::string text;  // normalized (normalize_diagnosis)
+  std::string text;  // the cause (diagnosis_cause of normalize_diagnosis)
   int count = 0;
+  std::string example;  // the first of them in full (normalized), for the page's details
 };
 
 // One check of one lab across the class. `of`: the submissions whose lab

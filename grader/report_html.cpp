@@ -615,9 +615,11 @@ namespace {
 std::string class_tables(const ClassView& v) {
   std::string out =
       "<h2>Where the class lost points</h2>\n<p class=\"note\">Per check: the submissions that "
-      "failed it, and the three diagnoses they failed with most often, grouped with their numbers "
-      "and shapes replaced by # (\"K=9 at M=17\" and \"K=5 at M=33\" are one), each with its "
-      "share of the submissions the check ran for. class.csv has the same.</p>\n";
+      "failed it, and the three causes they failed with most often: each diagnosis cut to its cause "
+      "(the words before its first colon or full stop), with its numbers and shapes replaced by # (\"K=9 at "
+      "M=17\" "
+      "and \"K=5 at M=33\" are one), each with its share of the submissions the check ran for. "
+      "class.csv has the same.</p>\n";
   std::string lab;
   bool open = false;
   for (const ClassCheck& c : v.checks) {
@@ -626,7 +628,7 @@ std::string class_tables(const ClassView& v) {
       lab = c.lab;
       out += "<h3>" + html_escape(lab) +
              "</h3>\n<table class=\"class\">\n<tr><th>check</th><th>failed</th><th>not run</th><th "
-             "class=\"share\">most common diagnoses</th></tr>\n";
+             "class=\"share\">most common causes</th></tr>\n";
       open = true;
     }
     if (c.kind == "lab" && c.failed == 0) continue;  // every submission's lab was graded
@@ -634,11 +636,15 @@ std::string class_tables(const ClassView& v) {
     std::string diagnoses;
     for (std::size_t i = 0; i < c.diagnoses.size() && i < 3; ++i) {
       const double share = c.diagnoses[i].count / of;
+      const DiagnosisCount& d = c.diagnoses[i];
+      // The cause in bold, one submission's whole diagnosis under it, folded.
       diagnoses += fmt::format(
           "<div class=\"diag\"><span class=\"sharebar\" style=\"width:{:.0f}px\"></span>{:.0f}% of the class "
-          "({} of {}): {}</div>",
-          std::max(2.0, 80 * share), 100 * share, c.diagnoses[i].count, c.of,
-          html_escape(c.diagnoses[i].text));
+          "({} of {}): <b>{}</b>{}</div>",
+          std::max(2.0, 80 * share), 100 * share, d.count, c.of, html_escape(d.text),
+          d.example.size() > d.text.size()
+              ? "<details><summary>as one of them reads</summary>" + html_escape(d.example) + "</details>"
+              : "");
     }
     if (c.diagnoses.size() > 3)
       diagnoses += fmt::format("<div class=\"note\">and {} other diagnoses</div>", c.diagnoses.size() - 3);

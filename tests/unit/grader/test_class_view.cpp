@@ -41,6 +41,24 @@ TEST_CASE("a diagnosis is grouped with its numbers and shapes taken out, its wor
   CHECK(normalize_diagnosis("lab03's tile") == "lab03's tile");
 }
 
+TEST_CASE("the class groups diagnoses by their cause, the words before the first colon or full stop",
+          "[unit][class-view]") {
+  CHECK(diagnosis_cause("the boundary checks. Right on every shape where M, N and K are multiples of #") ==
+        "the boundary checks");
+  CHECK(diagnosis_cause("C[#][#] is NaN though A and B hold none: the kernel read past the end of A or B") ==
+        "C[#][#] is NaN though A and B hold none");
+  CHECK(diagnosis_cause("matmul_tiled runs at #x the speed of the naive kernel; this check needs #x. Is") ==
+        "matmul_tiled runs at #x the speed of the naive kernel");
+  // A colon inside parentheses explains; it does not end the cause.
+  CHECK(diagnosis_cause(
+            "(nearly) every element of C is wrong (your launch: grid (#, #, #)): check the index") ==
+        "(nearly) every element of C is wrong (your launch: grid (#, #, #))");
+  // Too short to be a cause on its own: the cut waits for a later stop.
+  CHECK(diagnosis_cause("a race: two runs differ. Look at the barriers") == "a race: two runs differ");
+  CHECK(diagnosis_cause("compile error") == "compile error");
+  CHECK(diagnosis_cause("wrong at #.# and up") == "wrong at #.# and up");
+}
+
 TEST_CASE("a failing check's diagnosis is its Diagnosis line wherever it stands, else its first message",
           "[unit][class-view]") {
   const LabSpec spec = testbed::tiled_lab();
@@ -68,7 +86,8 @@ TEST_CASE("the class view counts each check's failures and its three most common
   CHECK(square.not_run == 0);
   REQUIRE(square.diagnoses.size() == 2);
   // bob's and carol's, on different shapes, are one.
-  CHECK(square.diagnoses[0].text == "the last tile reads past the edge: K=# at M=#");
+  CHECK(square.diagnoses[0].text == "the last tile reads past the edge");
+  CHECK(square.diagnoses[0].example == "the last tile reads past the edge: K=# at M=#");
   CHECK(square.diagnoses[0].count == 2);
   CHECK(square.diagnoses[1].text == "a __syncthreads() that some threads never reach");
   CHECK(square.diagnoses[1].count == 1);
@@ -100,7 +119,7 @@ TEST_CASE("class.csv has a row per check with the three diagnoses and their shar
         "diagnosis_3,count_3,share_3");
   CHECK(lab == "03_tiling,(not graded),lab,6,0,2,0,compile error,1,0.167,not graded,1,0.167,,,");
   CHECK(square ==
-        "03_tiling,square,correctness,4,1,3,0,the last tile reads past the edge: K=# at M=#,2,0.500,"
+        "03_tiling,square,correctness,4,1,3,0,the last tile reads past the edge,2,0.500,"
         "a __syncthreads() that some threads never reach,1,0.250,,,");
   CHECK(fast == "03_tiling,fast,speed,4,1,0,3,,,,,,,,,");
   CHECK_FALSE(std::getline(lines, extra));
@@ -127,10 +146,14 @@ TEST_CASE("index.html titles its histograms' axes and shows the class view and e
   CHECK(html.find(">points (of 30)</text>") != std::string::npos);
   CHECK(html.find(">number of submissions</text>") != std::string::npos);
   CHECK(html.find("Where the class lost points") != std::string::npos);
-  CHECK(html.find("50% of the class (2 of 4): the last tile reads past the edge: K=# at M=#") !=
-        std::string::npos);
-  CHECK(html.find("25% of the class (1 of 4): a __syncthreads() that some threads never reach") !=
-        std::string::npos);
+  CHECK(
+      html.find("50% of the class (2 of 4): <b>the last tile reads past the edge</b><details><summary>as one "
+                "of them reads</summary>the last tile reads past the edge: K=# at M=#</details>") !=
+      std::string::npos);
+  // A diagnosis that is all cause has nothing to fold.
+  CHECK(
+      html.find("25% of the class (1 of 4): <b>a __syncthreads() that some threads never reach</b></div>") !=
+      std::string::npos);
   CHECK(html.find("3 of 4 (75%)") != std::string::npos);
   CHECK(html.find(">compile error (03_tiling), late (2 days)</td>") != std::string::npos);
   CHECK(html.find("<th>status</th>") != std::string::npos);
@@ -172,8 +195,7 @@ TEST_CASE("cudalab export writes a batch's class.csv again from its grade.json f
   std::stringstream ss;
   ss << in.rdbuf();
   CHECK(ss.str() == class_csv(class_view(graded)));
-  CHECK(ss.str().find(
-            "03_tiling,square,correctness,4,1,3,0,the last tile reads past the edge: K=# at M=#,2,0.500") !=
+  CHECK(ss.str().find("03_tiling,square,correctness,4,1,3,0,the last tile reads past the edge,2,0.500") !=
         std::string::npos);
   fs::remove_all(dir);
 }
