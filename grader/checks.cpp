@@ -412,8 +412,9 @@ ProcessOptions check_command(const RunContext& ctx, const LabSpec& lab, const Ch
   opt.pass_fds.push_back({f.record_fd.get(), kRecordFd});
   if (f.with_evidence) {
     opt.argv.insert(opt.argv.end(), {"--evidence-fd", std::to_string(kEvidenceFd)});
-    // Only the reference's evidence needs the expected values (up to 8 bytes
-    // an element more); the student's outputs are judged against them.
+    // Only the reference's evidence holds the expected values (8 bytes an
+    // element, in place of its outputs); the student's outputs are judged
+    // against them.
     if (!ctx.evidence_out.empty()) opt.argv.push_back("--evidence-expected");
     opt.pass_fds.push_back({f.evidence_fd.get(), kEvidenceFd});
   }

@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
       Opt(evidence_fd,
           "fd")["--evidence-fd"]("write the outputs of correctness checks here, for the grader's judge") |
       Opt(evidence_expected)["--evidence-expected"](
-          "with the evidence, the expected values (the reference's run)") |
+          "evidence of the expected values instead of the outputs (the reference's run)") |
       Opt(trace_fd, "fd")["--trace-fd"]("speed checks: trace the launches of one call of the launcher here "
                                         "and end the check (the grader's)") |
       Opt(replay_fd, "fd")["--replay-fd"]("speed checks: time these traced launches instead (the grader's)") |

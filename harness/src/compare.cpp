@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 
 #include "cudalab/buffer.h"
 #include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
+#include "cudalab/parallel.h"
 
 namespace cudalab {
 
@@ -163,6 +165,47 @@ Comparison compare(const std::string& name, const std::vector<float>& got,
 
 namespace {
 
+// Elements compared by one thread at a time: 2^26 of them are 64 chunks.
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+
+// Whether element i is wrong: never written, not finite, or outside the
+// tolerance.
+bool is_bad(float got, double expected, const Tolerance& tolerance) {
+  return is_poison(got) || !std::isfinite(got) || !tolerance.accepts(got, expected);
+}
+
+// What one chunk of the elements holds; merged front to back, the chunks
+// give what one pass over all of them would.
+struct Tally {
+  std::size_t unwritten = 0, non_finite = 0, guard_nan = 0, shared_nan = 0, wrong = 0, wrong_zero = 0;
+  std::size_t first_nan = SIZE_MAX;  // the index of the first non-finite value
+  double max_abs_error = 0;
+  std::vector<Mismatch> first;  // at most options.show
+};
+
+Tally tally(const std::vector<float>& got, const std::vector<double>& expected, std::size_t cols,
+            const CompareOptions& options, std::size_t begin, std::size_t end) {
+  Tally t;
+  for (std::size_t i = begin; i < end; ++i) {
+    const double g = got[i], e = expected[i];
+    if (is_poison(got[i])) {
+      ++t.unwritten;
+    } else if (!std::isfinite(g)) {
+      if (t.non_finite++ == 0) t.first_nan = i;
+      const NanOrigin origin = nan_origin(got[i]);
+      t.guard_nan += origin == NanOrigin::input_guard;
+      t.shared_nan += origin == NanOrigin::shared_poison;
+    } else if (options.tolerance.accepts(g, e)) {
+      continue;
+    } else {
+      t.max_abs_error = std::max(t.max_abs_error, std::fabs(g - e));
+      if (g == 0) ++t.wrong_zero;
+    }
+    if (t.wrong++ < options.show) t.first.push_back({i / cols, i % cols, g, e});
+  }
+  return t;
+}
+
 Comparison classify(const std::string& name, const std::vector<float>& got,
                     const std::vector<double>& expected, std::size_t rows, std::size_t cols,
                     const CompareOptions& options) {
@@ -175,24 +218,20 @@ Comparison classify(const std::string& name, const std::vector<float>& got,
     throw std::logic_error(fmt::format("cudalab::compare: {} has {} values, expected {} and shape {}x{}",
                                        name, got.size(), expected.size(), rows, cols));
   if (n > 0) c.allowed = options.tolerance.atol + options.tolerance.rtol * std::fabs(expected[0]);
-  std::vector<unsigned char> bad(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double g = got[i], e = expected[i];
-    if (is_poison(got[i])) {
-      ++c.unwritten;
-    } else if (!std::isfinite(g)) {
-      if (c.non_finite++ == 0) c.first_nan_row = i / cols, c.first_nan_col = i % cols;
-      const NanOrigin origin = nan_origin(got[i]);
-      c.guard_nan += origin == NanOrigin::input_guard;
-      c.shared_nan += origin == NanOrigin::shared_poison;
-    } else if (options.tolerance.accepts(g, e)) {
-      continue;
-    } else {
-      c.max_abs_error = std::max(c.max_abs_error, std::fabs(g - e));
-      if (g == 0) ++c.wrong_zero;
-    }
-    bad[i] = 1;
-    if (c.wrong++ < options.show) c.first.push_back({i / cols, i % cols, g, e});
+  for (Tally& t : map_chunks<Tally>(n, kChunk, [&](std::size_t begin, std::size_t end) {
+         return tally(got, expected, cols, options, begin, end);
+       })) {
+    if (t.non_finite > 0 && c.non_finite == 0)
+      c.first_nan_row = t.first_nan / cols, c.first_nan_col = t.first_nan % cols;
+    c.unwritten += t.unwritten;
+    c.non_finite += t.non_finite;
+    c.guard_nan += t.guard_nan;
+    c.shared_nan += t.shared_nan;
+    c.wrong += t.wrong;
+    c.wrong_zero += t.wrong_zero;
+    c.max_abs_error = std::max(c.max_abs_error, t.max_abs_error);
+    for (const Mismatch& m : t.first)
+      if (c.first.size() < options.show) c.first.push_back(m);
   }
   if (c.wrong == 0) return c;
 
@@ -201,15 +240,26 @@ Comparison classify(const std::string& name, const std::vector<float>& got,
     return c;
   }
   if (rows == cols && rows > 1) {
+    const std::vector<std::size_t> matches = map_chunks<std::size_t>(
+        rows, std::max<std::size_t>(1, kChunk / cols), [&](std::size_t r0, std::size_t r1) {
+          std::size_t match = 0;
+          for (std::size_t i = r0; i < r1; ++i)
+            for (std::size_t j = 0; j < cols; ++j)
+              match += options.tolerance.accepts(got[i * cols + j], expected[j * cols + i]);
+          return match;
+        });
     std::size_t match = 0;
-    for (std::size_t i = 0; i < rows; ++i)
-      for (std::size_t j = 0; j < cols; ++j)
-        match += options.tolerance.accepts(got[i * cols + j], expected[j * cols + i]);
+    for (std::size_t m : matches) match += m;
     if (match == n) {
       c.pattern = ErrorPattern::transposed;
       return c;
     }
   }
+  // Which elements are wrong, for the tile bands: only a wrong output needs it.
+  std::vector<unsigned char> bad(n);
+  parallel_for(n, kChunk, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) bad[i] = is_bad(got[i], expected[i], options.tolerance);
+  });
   const Band band = find_band(bad, rows, cols, options.tiles);
   if (c.unwritten > 0) {
     c.pattern = ErrorPattern::partly_unwritten;

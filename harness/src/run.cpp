@@ -11,6 +11,7 @@
 #include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 #include "cudalab/lab.cuh"
+#include "cudalab/parallel.h"
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
 #include "simt/simt.h"
 #endif
@@ -282,7 +283,13 @@ float* Run::input(const std::string& name, const std::vector<float>& data) {
   originals_.push_back(data);
   // A NaN in a result means a read past the end of an input only where the
   // inputs hold none.
-  const bool holds_nan = std::any_of(data.begin(), data.end(), [](float v) { return !std::isfinite(v); });
+  bool holds_nan = false;
+  for (char part :
+       map_chunks<char>(data.size(), std::size_t{1} << 20, [&](std::size_t begin, std::size_t end) {
+         return std::any_of(data.begin() + begin, data.begin() + end,
+                            [](float v) { return !std::isfinite(v); });
+       }))
+    holds_nan = holds_nan || part;
   diagnosis::input(fmt::format("{}({})", launcher_, shape_), name, holds_nan ? 1 : 0);
   return static_cast<float*>(buffers_.back().data());
 }
@@ -419,13 +426,24 @@ std::vector<std::string> Run::memory_problems() const {
     }
     std::vector<float> now(b.count());
     b.download(now.data());
-    st.content_hash = evidence::hash_bytes(now.data(), now.size() * sizeof(float));
+    // For the judge only: a run without evidence (./cudalab test) has no use for it.
+    if (evidence::enabled()) st.content_hash = evidence::hash_bytes(now.data(), now.size() * sizeof(float));
     states.push_back(std::move(st));
+    // Per chunk: how many elements differ, bit for bit, and the first of them.
+    struct Changed {
+      std::size_t count = 0, first = 0;
+    };
+    const std::vector<float>& before = originals_[i];
     std::size_t changed = 0, first = 0;
-    for (std::size_t k = 0; k < now.size(); ++k) {
-      if (std::memcmp(&now[k], &originals_[i][k], sizeof(float)) != 0) {
-        if (changed++ == 0) first = k;
-      }
+    for (const Changed& part :
+         map_chunks<Changed>(now.size(), std::size_t{1} << 20, [&](std::size_t begin, std::size_t end) {
+           Changed c;
+           for (std::size_t k = begin; k < end; ++k)
+             if (std::memcmp(&now[k], &before[k], sizeof(float)) != 0 && c.count++ == 0) c.first = k;
+           return c;
+         })) {
+      if (part.count > 0 && changed == 0) first = part.first;
+      changed += part.count;
     }
     if (changed > 0) {
       problems.push_back(

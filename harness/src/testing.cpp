@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <random>
+
+#include "cudalab/random.h"
 
 namespace cudalab {
 
@@ -30,17 +31,7 @@ std::uint64_t seed() {
 }
 
 std::vector<float> random_floats(std::size_t n, std::uint64_t stream, float lo, float hi) {
-  std::seed_seq seq{static_cast<std::uint32_t>(seed()), static_cast<std::uint32_t>(seed() >> 32),
-                    static_cast<std::uint32_t>(stream), static_cast<std::uint32_t>(stream >> 32)};
-  std::mt19937_64 rng(seq);
-  std::vector<float> v(n);
-  for (auto& x : v) {
-    // 24 random bits: exactly representable, and the same on every platform
-    // (std::uniform_real_distribution is not).
-    const float u = static_cast<float>(rng() >> 40) * (1.0f / 16777216.0f);
-    x = lo + (hi - lo) * u;
-  }
-  return v;
+  return uniform_floats(n, seed(), stream, lo, hi);
 }
 
 std::vector<double> to_double(const std::vector<float>& values) {

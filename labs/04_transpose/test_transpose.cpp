@@ -2,7 +2,10 @@
 // points and thresholds. Run them with `./cudalab test 04_transpose`.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "common/bandwidth.h"
+#include "cudalab/parallel.h"
 #include "cudalab/testing.h"
 
 // The student's launcher (labs/04_transpose/transpose.cu).
@@ -34,11 +37,21 @@ const cudalab::Tolerance kExact{0, 0};
 // Per element: 4 bytes read, 4 written.
 constexpr double kBytesPerElement = 8;
 
-// in (rows x cols) transposed: cols x rows.
+// in (rows x cols) transposed: cols x rows. Tile by tile, as the kernel does
+// (element by element, each store would land a whole row of out away from
+// the last), and bands of rows of in on a few threads.
 std::vector<double> transpose_cpu(const std::vector<float>& in, int rows, int cols) {
+  const std::size_t R = static_cast<std::size_t>(rows), C = static_cast<std::size_t>(cols), kTile = 32;
   std::vector<double> out(in.size());
-  for (std::size_t r = 0; r < static_cast<std::size_t>(rows); ++r)
-    for (std::size_t c = 0; c < static_cast<std::size_t>(cols); ++c) out[c * rows + r] = in[r * cols + c];
+  const std::size_t bands = (R + kTile - 1) / kTile,
+                    bands_per_chunk =
+                        std::max<std::size_t>(1, (1 << 20) / (kTile * std::max<std::size_t>(C, 1)));
+  cudalab::parallel_for(bands, bands_per_chunk, [&](std::size_t first, std::size_t last) {
+    for (std::size_t r0 = first * kTile; r0 < std::min(R, last * kTile); r0 += kTile)
+      for (std::size_t c0 = 0; c0 < C; c0 += kTile)
+        for (std::size_t r = r0; r < std::min(R, r0 + kTile); ++r)
+          for (std::size_t c = c0; c < std::min(C, c0 + kTile); ++c) out[c * R + r] = in[r * C + c];
+  });
   return out;
 }
 

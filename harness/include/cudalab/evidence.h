@@ -8,7 +8,8 @@
 // output it compared (the raw floats) and, after each launch, each buffer's
 // guard zones and a hash of each input. The grader runs the same check with
 // the reference solution (the same seed, a process with no student code),
-// whose evidence also holds the expected values and the tolerance, and judges
+// whose evidence holds the expected values (in place of its own outputs,
+// which the judge never reads) and the tolerance, and judges
 // the student's evidence against it with the same comparison the harness
 // uses. The student process's own verdict can then only lower a score.
 //
@@ -33,7 +34,7 @@ struct Compared {
   std::string label;  // the launch it belongs to: "matmul_tiled(M=17 N=33 K=9)"
   std::string name;   // the output: "C"
   std::uint64_t rows = 0, cols = 0;
-  std::vector<float> got;
+  std::vector<float> got;        // the outputs (a student's evidence; empty in the reference's)
   std::vector<double> expected;  // what the harness compared with (the reference's evidence)
   double atol = 0, rtol = 0;
   std::vector<int> tiles;
@@ -66,8 +67,8 @@ struct Evidence {
 
 // Evidence goes to this descriptor (the test main's --evidence-fd); -1: none.
 void set_sink(int fd);
-// Whether the expected values go with the outputs: only the reference's run
-// needs them (the test main's --evidence-expected); a student's need not.
+// Whether the expected values go in place of the outputs: the reference's
+// run (the test main's --evidence-expected); a student's writes its outputs.
 void set_write_expected(bool on);
 // Whether the running check writes evidence (only correctness checks do).
 void set_enabled(bool on);
@@ -85,7 +86,10 @@ void record_memory(const std::vector<BufferState>& buffers);
 // same words in the test process and from the judge).
 std::string nothing_written(const std::string& name, std::size_t elements);
 
-// 64-bit FNV-1a: the inputs' contents, compared with the reference's.
+// The inputs' contents, compared with the reference's: FNV-1a over 8-byte
+// words, in blocks hashed on up to cudalab::kMaxThreads threads (2^26 floats
+// are a quarter of a GiB). The same value for the same bytes in every
+// process and with any number of threads; any change to one word changes it.
 std::uint64_t hash_bytes(const void* data, std::size_t bytes);
 
 // --- reading and judging (the grader) ---------------------------------------

@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "cudalab/catch.h"
 #include "cudalab/compare.h"
@@ -185,4 +187,63 @@ TEST_CASE("A single value is described as the value, without elements, rows or c
   // A vector of one element is the same thing: one value.
   CHECK(compare("c", {1.0f}, {2.0}, 1, 1, o).single());
   CHECK_FALSE(compare("c", {1.0f, 2.0f}, {1.0, 2.0}, 1, 2, o).single());
+}
+
+TEST_CASE("A comparison split over threads counts and lists what one pass over the elements would",
+          "[compare][harness]") {
+  // Three chunks of the comparison and a tail; errors on both sides of each
+  // boundary, NaNs first in a later chunk, unwritten ones at the end.
+  const std::size_t chunk = std::size_t{1} << 20, n = 3 * chunk + 17;
+  const std::vector<double> e = ramp(n);
+  std::vector<float> got = as_float(e);
+  for (std::size_t i : {chunk - 1, chunk, 2 * chunk - 2, 2 * chunk + 5, 3 * chunk}) got[i] += 1.0f;
+  got[chunk + 3] = 0.0f;
+  got[2 * chunk + 1] = std::nanf("");
+  got[3 * chunk + 2] = INFINITY;
+  got[n - 1] = testbed::poison();
+  got[n - 2] = testbed::poison();
+  // The serial pass over the same elements.
+  Tolerance tol;
+  std::size_t wrong = 0, unwritten = 0, non_finite = 0, first_nan = 0, wrong_zero = 0;
+  double max_abs = 0;
+  std::vector<std::size_t> first;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (is_poison(got[i])) {
+      ++unwritten;
+    } else if (!std::isfinite(got[i])) {
+      if (non_finite++ == 0) first_nan = i;
+    } else if (tol.accepts(got[i], e[i])) {
+      continue;
+    } else {
+      max_abs = std::max(max_abs, std::fabs(got[i] - e[i]));
+      wrong_zero += got[i] == 0;
+    }
+    if (wrong++ < 5) first.push_back(i);
+  }
+  const auto c = compare("C", got, e, 1, n);
+  CHECK(c.wrong == wrong);
+  CHECK(c.wrong == 10);
+  CHECK(c.unwritten == unwritten);
+  CHECK(c.non_finite == non_finite);
+  CHECK(c.first_nan_col == first_nan);
+  CHECK(c.wrong_zero == wrong_zero);
+  CHECK(c.max_abs_error == max_abs);
+  REQUIRE(c.first.size() == first.size());
+  for (std::size_t k = 0; k < first.size(); ++k) {
+    CHECK(c.first[k].col == first[k]);
+    CHECK(c.first[k].expected == e[first[k]]);
+  }
+  CHECK(c.pattern == ErrorPattern::partly_unwritten);
+}
+
+TEST_CASE("A large square output transposed is named so, split over threads", "[compare][harness]") {
+  const std::size_t side = 1500;  // more elements than one chunk, rows not a power of two
+  std::vector<double> e(side * side);
+  for (std::size_t i = 0; i < e.size(); ++i) e[i] = static_cast<double>(i % 1009) * 0.5;
+  std::vector<float> got(e.size());
+  for (std::size_t i = 0; i < side; ++i)
+    for (std::size_t j = 0; j < side; ++j) got[i * side + j] = static_cast<float>(e[j * side + i]);
+  const auto c = compare("C", got, e, side, side);
+  CHECK_FALSE(c.ok());
+  CHECK(c.pattern == ErrorPattern::transposed);
 }
