@@ -107,6 +107,12 @@ std::string access_line(const char* space, const char* op, int at, double confli
       at, space, op, conflicts);
 }
 
+// lab 04's words for each cause, as its lab.toml has them.
+std::map<std::string, std::string> transpose_words() {
+  return load_lab(std::filesystem::path(CUDALAB_SOURCE_ROOT) / "labs" / "04_transpose" / "lab.toml")
+      .explain_words;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -119,7 +125,10 @@ TEST_CASE(
   const std::string report =
       "{\"lines\": [" + access_line("global", "load", 48, 0) + "," + access_line("shared", "store", 48, 0) +
       "," + access_line("global", "store", 59, 0) + "," + access_line("shared", "load", 59, 0) + "]}";
-  lead_by_access(access_lead(report, "grid (256, 256, 1), block (32, 32, 1)"), r);
+  const AccessCount yours{report, {{"transpose(1024x1024)", "grid (32, 32, 1), block (32, 32, 1)"}}};
+  const AccessCount reference{report, {{"transpose(1024x1024)", "grid (32, 32, 1), block (32, 8, 1)"}}};
+  lead_by_access(
+      slow_lead(yours, &reference, transpose_words(), "grid (256, 256, 1), block (32, 32, 1)").text, r);
   const auto lines = read(lab.checks[1], r);
   holds_one_diagnosis(lines, {"pad the tile", "mark of shared-memory bank conflicts", "bank conflict)",
                               "not coalesced", "tile[TILE][TILE + 1]"});
@@ -135,7 +144,9 @@ TEST_CASE("An unpadded transpose leads with its bank conflicts, and keeps the pa
           "[unit][explain]") {
   CheckResult r = failed(CheckKind::speed, {kTransposeSlow});
   const std::string report = "{\"lines\": [" + access_line("shared", "load", 59, 31) + "]}";
-  lead_by_access(access_lead(report, ""), r);
+  const std::string clean = "{\"lines\": [" + access_line("shared", "load", 59, 0) + "]}";
+  const AccessCount reference{clean, {}};
+  lead_by_access(slow_lead(AccessCount{report, {}}, &reference, transpose_words(), "").text, r);
   const auto lines = read(transpose_lab().checks[1], r);
   holds_one_diagnosis(lines, {"32 x 32 threads", "not coalesced"});
   CHECK_THAT(lines.front(), Catch::Contains("tile[TILE][TILE + 1]"));
