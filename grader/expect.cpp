@@ -32,7 +32,7 @@ ExpectFile ExpectFile::for_cpu_mode(const std::vector<std::string>& speed_checks
   out.cpu_overrides.clear();
   for (auto& e : out.expectations)
     if (std::find(speed_checks.begin(), speed_checks.end(), e.check_id) != speed_checks.end())
-      e = {e.check_id, Verdict::not_run, "", ""};
+      e = {e.check_id, Verdict::not_run, "", "", e.explains};
   for (const auto& o : cpu_overrides) {
     bool replaced = false;
     for (auto& e : out.expectations)
@@ -68,6 +68,7 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
         verdict = (*t)["verdict"].value_or(std::string{});
         e.says = (*t)["says"].value_or(std::string{});
         e.leads = (*t)["leads"].value_or(std::string{});
+        e.explains = (*t)["explains"].value_or(std::string{});
       }
       // A grade's verdicts only: skipped and running are not an expectation.
       const auto parsed = parse_verdict(verdict);

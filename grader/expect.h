@@ -7,7 +7,8 @@
 //   [expect]
 //   square = "pass"
 //   ragged = { verdict = "fail", says = "boundary", leads = "the boundary checks" }
-//   (leads: what the check's lead says, leading_line below)
+//   speed = { verdict = "fail", explains = "uncoalesced matmul_naive.cu:30" }
+//   (leads: what the check's lead says, leading_line below; explains: below)
 //   [expect_cpu]                # CPU mode only, where it differs (speed: not_run)
 //   square = "fail"
 #pragma once
@@ -25,6 +26,12 @@ struct Expectation {
   Verdict verdict = Verdict::pass;  // pass, fail, timeout, crash, not_run or error
   std::string says;                 // a phrase the failures or notes must contain (case-insensitive)
   std::string leads;                // a phrase the check's lead (leading_line) must contain
+  // A speed check with an `explain` check: the cause its diagnosis names from
+  // CPU mode's counts (explain.h SlowCause: "uncoalesced", "traffic", ...),
+  // followed for conflicts and uncoalesced by the file:line it names
+  // ("uncoalesced coalescing.cu:31"). Checked in CPU mode, where no speed is
+  // timed, with the variant's and the solution's access builds.
+  std::string explains;
 };
 
 // What a student reads first as the cause of a failed check: its

@@ -10,6 +10,7 @@
 #include "checks.h"
 #include "cudalab/diagnosis.h"
 #include "cudalab/replay.h"
+#include "cudalab/vocabulary.h"
 
 namespace cudalab {
 
@@ -18,12 +19,24 @@ namespace {
 // At or above this, a shared access's conflicts cost more than the access
 // (2 conflicts: three passes instead of one); a padded tile counts 0.
 constexpr double kConflicting = 1.0;
-// Sectors per request this many times the ideal: uncoalesced.
+// Sectors per request this many times the ideal: uncoalesced. And at least
+// this many sectors more than the ideal: a warp whose two rows each read one
+// element (a 16 x 16 block's A load in a naive matmul) asks for 2 sectors
+// where 1 would hold the 8 bytes, which is a broadcast's price, not a
+// scattered access's.
 constexpr double kScattered = 1.5;
+constexpr double kScatteredExtra = 2;
+// A line leads as uncoalesced only where its extra sectors are at least this
+// share of all the kernel's global sectors: one scattered store per block
+// costs little beside coalesced loads of every element.
+constexpr double kScatteredShare = 0.1;
+// Global bytes this many times the reference's, for the same calls: the
+// reuse the reference makes is missing.
+constexpr double kMoreTraffic = 1.5;
 
 struct Line {
   std::string where, function, space, op;
-  double requests = 0, conflicts = 0, sectors = 0, ideal = 0;
+  double requests = 0, conflicts = 0, sectors = 0, ideal = 0;  // sectors and ideal: per request
 };
 
 std::string where_of(const nlohmann::json& j) {
@@ -35,12 +48,11 @@ std::string where_of(const nlohmann::json& j) {
   return line > 0 && name != "?" ? fmt::format("{}:{}", name, line) : std::string();
 }
 
-}  // namespace
-
-std::string access_lead(const std::string& report_json, const std::string& launch) {
+std::vector<Line> lines_of(const std::string& report_json) {
   const auto doc = nlohmann::json::parse(report_json, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("lines") || !doc["lines"].is_array()) return {};
   std::vector<Line> lines;
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("lines") || !doc["lines"].is_array())
+    return lines;
   for (const auto& j : doc["lines"]) {
     if (!j.is_object()) continue;
     Line l;
@@ -54,48 +66,244 @@ std::string access_lead(const std::string& report_json, const std::string& launc
     l.ideal = l.requests > 0 ? j.value("ideal_sectors", 0.0) / l.requests : 0;
     if (l.requests > 0) lines.push_back(l);
   }
-  if (lines.empty()) return {};
-  const auto at = [](const Line& l) {
-    std::string s = fmt::format("the {} {}", l.space, l.op);
-    if (!l.where.empty()) s += " at " + l.where;
-    if (!l.function.empty() && l.function != "??") s += " in " + l.function;
-    return s;
-  };
-  const std::string yours = launch.empty() ? "" : " (your launch: " + launch + ")";
-  const Line* worst_shared = nullptr;
-  const Line* worst_global = nullptr;
-  for (const auto& l : lines) {
-    if (l.space == "shared" && (!worst_shared || l.conflicts > worst_shared->conflicts)) worst_shared = &l;
-    if (l.space == "global" && l.ideal > 0 &&
-        (!worst_global || l.sectors / l.ideal > worst_global->sectors / worst_global->ideal))
-      worst_global = &l;
+  return lines;
+}
+
+// What a lead needs of one kernel's count.
+struct Counted {
+  std::vector<Line> lines;
+  double global_bytes = 0, global_sectors = 0;
+  const Line* worst_shared = nullptr;  // the most bank conflicts per request
+  const Line* worst_global = nullptr;  // the most sectors per request over its ideal
+  bool uses_shared() const { return worst_shared != nullptr; }
+  double worst_conflicts() const { return worst_shared ? worst_shared->conflicts : 0; }
+  double worst_scatter() const { return worst_global ? worst_global->sectors / worst_global->ideal : 0; }
+};
+
+Counted counted(const std::string& report_json) {
+  Counted c;
+  c.lines = lines_of(report_json);
+  for (const auto& l : c.lines) {
+    if (l.space == "shared" && (!c.worst_shared || l.conflicts > c.worst_shared->conflicts))
+      c.worst_shared = &l;
+    if (l.space != "global") continue;
+    c.global_sectors += l.sectors * l.requests;
+    if (l.ideal > 0 &&
+        (!c.worst_global || l.sectors / l.ideal > c.worst_global->sectors / c.worst_global->ideal))
+      c.worst_global = &l;
   }
-  if (worst_shared && worst_shared->conflicts >= kConflicting)
-    return fmt::format(
-        "shared-memory bank conflicts: {} averages {:.1f} bank conflicts per request (CPU mode's count "
-        "on your kernel; 0 is none, 31 is a 32-way conflict), so each of those accesses takes up to {:.0f} "
-        "passes instead of one. The threads of a warp reach the same bank: reading a column of a float "
-        "tile[32][32] does; pad the shared array by one column, tile[TILE][TILE + 1], so that a column "
-        "spreads over all 32 banks",
-        at(*worst_shared), worst_shared->conflicts, worst_shared->conflicts + 1);
-  if (worst_global && worst_global->sectors >= kScattered * worst_global->ideal)
-    return fmt::format(
-        "uncoalesced global memory accesses: {} averages {:.1f} 32-byte sectors per request where "
-        "{:.1f} would do (CPU mode's count on your kernel): consecutive threads of a warp should touch "
-        "consecutive addresses{}",
-        at(*worst_global), worst_global->sectors, worst_global->ideal, yours);
-  if (worst_shared)
-    return fmt::format(
-        "not the memory pattern: CPU mode counts no bank conflicts (at most {:.1f} per shared request) and "
-        "every global access at its ideal sectors, so the tile is padded and the accesses coalesce. What "
-        "costs is how the work is launched{}: look at the block's shape and the elements each thread moves "
-        "(a block of 32 x 32 threads moving one element each keeps fewer loads in flight per thread than "
-        "32 x 8 threads moving four)",
-        worst_shared->conflicts, yours);
-  return fmt::format(
-      "the kernel uses no shared memory (CPU mode's access report counts none), and its global accesses "
-      "coalesce{}: stage the tile through shared memory so that both the reads and the writes run along rows",
-      yours);
+  c.global_bytes = 32 * c.global_sectors;
+  return c;
+}
+
+std::string at(const Line& l) {
+  std::string s = fmt::format("the {} {}", l.space, l.op);
+  if (!l.where.empty()) s += " at " + l.where;
+  if (!l.function.empty() && l.function != "??") s += " in " + l.function;
+  return s;
+}
+
+// " The fix: ..." from lab.toml's [explain] where the lab has words for it.
+std::string fix(const std::map<std::string, std::string>& words, const std::string& cause,
+                const std::string& otherwise) {
+  const auto w = words.find(cause);
+  const std::string text = w != words.end() ? w->second : otherwise;
+  if (text.empty()) return {};
+  std::string t = text;
+  while (!t.empty() && (t.back() == '.' || t.back() == ' ')) t.pop_back();
+  return ": " + t;
+}
+
+// "grid (32, 32, 1), block (32, 8, 1)" of a launch the harness described
+// ("kernel<<<grid (...), block (...)>>>", perhaps with its shared memory).
+std::string configuration(const std::string& launch) {
+  const auto g = launch.find("grid (");
+  if (g == std::string::npos) return launch;
+  const auto b = launch.find("block (", g);
+  const auto close = b == std::string::npos ? std::string::npos : launch.find(')', b);
+  return close == std::string::npos ? launch.substr(g) : launch.substr(g, close + 1 - g);
+}
+
+std::string human_bytes(double bytes) {
+  if (bytes >= 1e9) return fmt::format("{:.2f} GB", bytes / 1e9);
+  if (bytes >= 1e6) return fmt::format("{:.2f} MB", bytes / 1e6);
+  if (bytes >= 1e3) return fmt::format("{:.1f} kB", bytes / 1e3);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+}  // namespace
+
+const char* to_string(SlowCause c) {
+  switch (c) {
+    case SlowCause::none:
+      return "none";
+    case SlowCause::conflicts:
+      return "conflicts";
+    case SlowCause::uncoalesced:
+      return "uncoalesced";
+    case SlowCause::traffic:
+      return "traffic";
+    case SlowCause::launch:
+      return "launch";
+    case SlowCause::matches:
+      return "matches";
+  }
+  return "none";
+}
+
+AccessCount access_count_of(const CheckResult& run, std::string report_json) {
+  AccessCount c;
+  c.report = std::move(report_json);
+  const std::string prefix = kCountedLaunch;
+  for (const auto& n : run.notes) {
+    if (n.rfind(prefix, 0) != 0) continue;
+    // "counted launch transpose(1024x1024): transpose_kernel<<<grid ...>>>"
+    const auto colon = n.find("): ", prefix.size());
+    if (colon == std::string::npos) continue;
+    c.launches.emplace_back(n.substr(prefix.size(), colon + 1 - prefix.size()),
+                            configuration(n.substr(colon + 3)));
+  }
+  return c;
+}
+
+AccessCount count_accesses(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
+                           const std::filesystem::path& binary, const std::filesystem::path& report) {
+  RunContext ac = bare_run(ctx, binary);
+  ac.access_out = report;
+  // A check that names itself runs one call at a small shape (its counting
+  // run); every launch of the harness's calls leaves a note of it.
+  ac.extra_env.push_back("CUDALAB_TRAFFIC=student");
+  std::filesystem::create_directories(report.parent_path());
+  const CheckResult r = run_check(ac, lab, by);
+  std::ifstream in(report, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  in.close();
+  std::error_code ec;
+  std::filesystem::remove(report, ec);
+  return access_count_of(r, text.str());
+}
+
+std::string access_count_json(const AccessCount& c) {
+  nlohmann::json launches = nlohmann::json::array();
+  for (const auto& [call, cfg] : c.launches) launches.push_back({{"call", call}, {"launch", cfg}});
+  return nlohmann::json{{"report", c.report}, {"launches", launches}}.dump() + "\n";
+}
+
+std::optional<AccessCount> access_count_from_json(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("report") || !j["report"].is_string())
+    return std::nullopt;
+  AccessCount c;
+  c.report = j["report"].get<std::string>();
+  if (j.contains("launches") && j["launches"].is_array())
+    for (const auto& l : j["launches"])
+      if (l.is_object()) c.launches.emplace_back(l.value("call", ""), l.value("launch", ""));
+  if (lines_of(c.report).empty()) return std::nullopt;
+  return c;
+}
+
+SlowLead slow_lead(const AccessCount& yours, const AccessCount* reference,
+                   const std::map<std::string, std::string>& words, const std::string& gpu_launch) {
+  SlowLead lead;
+  const Counted mine = counted(yours.report);
+  if (mine.lines.empty()) return lead;
+  Counted theirs;
+  if (reference) theirs = counted(reference->report);
+  const bool compared = reference && !theirs.lines.empty();
+  const std::string on_gpu = gpu_launch.empty() ? "" : " (your launch on the GPU: " + gpu_launch + ")";
+
+  // a. Bank conflicts the reference does not have.
+  if (mine.worst_conflicts() >= kConflicting && (!compared || theirs.worst_conflicts() < kConflicting)) {
+    const Line& l = *mine.worst_shared;
+    lead.cause = SlowCause::conflicts;
+    lead.where = l.where;
+    lead.text = fmt::format(
+        "shared-memory bank conflicts: {} averages {:.1f} bank conflicts per request (CPU mode's count on "
+        "your kernel; 0 is none, 31 is a 32-way conflict{}), so each of those accesses takes up to {:.0f} "
+        "passes instead of one{}",
+        at(l), l.conflicts,
+        compared ? fmt::format("; the reference's kernel averages at most {:.1f}", theirs.worst_conflicts())
+                 : "",
+        l.conflicts + 1,
+        fix(words, "conflicts",
+            "the threads of a warp reach the same bank; change the shared array's layout or the index so "
+            "that consecutive threads touch consecutive 4-byte words"));
+    return lead;
+  }
+
+  // b. A global line far from its ideal sectors, carrying a real share of the
+  // traffic, more scattered than anything in the reference.
+  const Line* scattered = nullptr;
+  for (const auto& l : mine.lines) {
+    if (l.space != "global" || l.ideal <= 0) continue;
+    const double extra = (l.sectors - l.ideal) * l.requests;
+    if (l.sectors < kScattered * l.ideal || l.sectors < l.ideal + kScatteredExtra ||
+        extra < kScatteredShare * mine.global_sectors)
+      continue;
+    if (compared && l.sectors / l.ideal < kScattered * theirs.worst_scatter()) continue;
+    if (!scattered || l.sectors / l.ideal > scattered->sectors / scattered->ideal) scattered = &l;
+  }
+  if (scattered) {
+    lead.cause = SlowCause::uncoalesced;
+    lead.where = scattered->where;
+    lead.text = fmt::format(
+        "global memory accesses not coalesced: {} averages {:.1f} 32-byte sectors per request where {:.1f} "
+        "would do (CPU mode's count on your kernel{}){}{}",
+        at(*scattered), scattered->sectors, scattered->ideal,
+        compared ? fmt::format("; the reference's accesses average at most {:.1f} times their ideal",
+                               theirs.worst_scatter())
+                 : "",
+        fix(words, "uncoalesced", "consecutive threads of a warp should touch consecutive addresses"),
+        on_gpu);
+    return lead;
+  }
+  // What follows compares with the reference; without its count nothing is
+  // measured against, and no lead is better than a guess.
+  if (!compared) return lead;
+
+  // c. More global traffic than the reference for the same calls.
+  if (theirs.global_bytes > 0 && mine.global_bytes >= kMoreTraffic * theirs.global_bytes) {
+    lead.cause = SlowCause::traffic;
+    lead.text = fmt::format(
+        "more global-memory traffic: your kernel requests {} from global memory where the reference's "
+        "requests {} for the same calls, {:.1f} times as much (32-byte sectors, counted in CPU mode), and "
+        "its accesses coalesce{}",
+        human_bytes(mine.global_bytes), human_bytes(theirs.global_bytes),
+        mine.global_bytes / theirs.global_bytes,
+        fix(words, "traffic", "each value the threads of a block share should come from global memory once"));
+    return lead;
+  }
+
+  // d. The memory pattern matches: the launch, where it differs, call for call.
+  const std::string same = fmt::format(
+      "CPU mode counts your kernel's memory accesses as the reference's ({} of global traffic where the "
+      "reference's requests {}, every access near its ideal sectors{})",
+      human_bytes(mine.global_bytes), human_bytes(theirs.global_bytes),
+      mine.uses_shared()
+          ? fmt::format(", at most {:.1f} bank conflicts per shared request", mine.worst_conflicts())
+          : "");
+  for (auto it = yours.launches.rbegin(); it != yours.launches.rend(); ++it) {
+    const auto ref = std::find_if(reference->launches.rbegin(), reference->launches.rend(),
+                                  [&](const auto& r) { return r.first == it->first; });
+    if (ref == reference->launches.rend()) continue;
+    if (ref->second != it->second) {
+      lead.cause = SlowCause::launch;
+      lead.text = fmt::format(
+          "not the memory pattern: {}. What differs is the launch: for {} yours is {}, the reference's "
+          "{}{}{}",
+          same, it->first, it->second, ref->second, on_gpu,
+          fix(words, "launch", "the block's shape and how many elements each thread handles"));
+      return lead;
+    }
+    break;  // the last call both made, launched alike
+  }
+  lead.cause = SlowCause::matches;
+  lead.text = fmt::format(
+      "not the memory pattern: {}, and launched as the reference is. The time goes into the work each "
+      "thread does between its accesses, which these counts do not see",
+      same);
+  return lead;
 }
 
 std::string describe_traced_launch(const std::string& trace_json) {
@@ -139,18 +347,12 @@ bool timed_and_failed(const CheckResult& r) {
 }
 
 void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
-                       const std::filesystem::path& access_binary, const std::filesystem::path& report,
-                       const std::string& launch, CheckResult& r) {
-  RunContext ac = bare_run(ctx, access_binary);
-  ac.access_out = report;
-  run_check(ac, lab, by);
-  std::ifstream in(report, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  in.close();
-  std::error_code ec;
-  std::filesystem::remove(report, ec);
-  lead_by_access(access_lead(text.str(), launch), r);
+                       const std::filesystem::path& access_binary, const AccessCount* reference,
+                       const std::filesystem::path& report, const std::string& launch, CheckResult& r) {
+  RunContext look = ctx;
+  look.role = RunRole::second_look;
+  const AccessCount yours = count_accesses(look, lab, by, access_binary, report);
+  lead_by_access(slow_lead(yours, reference, lab.explain_words, launch).text, r);
 }
 
 void lead_by_access(const std::string& lead, CheckResult& r) {

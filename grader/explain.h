@@ -1,33 +1,80 @@
-// Why a kernel is too slow, from what CPU mode counted: a speed
-// check that names an `explain` correctness check in lab.toml gets, when it
-// fails, one leading diagnosis built from simt's access report of that check
-// (bank conflicts per shared-memory request, sectors per global request) and
-// the student's launch. Speed alone cannot tell an unpadded tile from a
-// padded one launched with 32 x 32 threads; the counts can.
+// Why a kernel is too slow, measured against the reference: a speed check
+// that names an `explain` check in lab.toml gets, when it fails, one leading
+// diagnosis from what CPU mode counted in that check's run, once in the
+// student's access build and once in the reference's (bank conflicts per
+// shared-memory request, sectors per global request, the global bytes
+// requested, and each call's launch). Speed alone cannot tell an unpadded
+// tile from a padded one launched with 32 x 32 threads; the counts can.
+//
+// The student's count comes from a process that ran the student's code: it
+// changes the words of a failed check, never its verdict or points.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "time_limits.h"
 
 namespace cudalab {
 
-// The lead (no "Diagnosis: " prefix, no final period) from an access report
-// in simt's JSON form; `launch` describes the student's launch ("grid (256,
-// 256, 1), block (32, 32, 1)") or is empty. Empty when the report holds no
-// accesses or cannot be read.
-std::string access_lead(const std::string& report_json, const std::string& launch);
-
-// "grid (G, G, G), block (B, B, B)" of the first launch in a launch trace
-// (cudalab/replay.h), plus "(and N more launches)"; empty if none.
-std::string describe_traced_launch(const std::string& trace_json);
-
 struct CheckResult;
 struct CheckSpec;
 struct LabSpec;
 struct RunContext;
+
+// What CPU mode counted in one run of an `explain` check in an access build
+// (the student's file instrumented), with CUDALAB_TRAFFIC=student: a check
+// that names itself then makes one call at a small shape (its counting run,
+// cudalab::traffic_of).
+struct AccessCount {
+  std::string report;  // simt's access report, JSON
+  // Each call's launch, in order, from the run's notes (kCountedLaunch):
+  // ("transpose(1024x1024)", "grid (32, 32, 1), block (32, 8, 1)").
+  std::vector<std::pair<std::string, std::string>> launches;
+};
+// From a run's result (its notes) and its report. Host-only (tested).
+AccessCount access_count_of(const CheckResult& run, std::string report_json);
+// Runs `by` with `binary` in `ctx` (its evidence and timing cleared), the
+// report written to `report` and removed after.
+AccessCount count_accesses(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
+                           const std::filesystem::path& binary, const std::filesystem::path& report);
+// As the grader keeps the reference's count, and back (nullopt for anything
+// else or a count without accesses).
+std::string access_count_json(const AccessCount& c);
+std::optional<AccessCount> access_count_from_json(const std::string& text);
+
+// The cause a slow kernel's counts name, in the order tried:
+//  conflicts    a shared-memory line with >= 1 bank conflict per request,
+//               where the reference has < 1 everywhere
+//  uncoalesced  a global line at >= 1.5 x its ideal sectors per request (and
+//               2 sectors more), carrying >= 10% of the kernel's sectors, more
+//               scattered than the reference's worst by 1.5 x
+//  traffic      >= 1.5 x the reference's global bytes for the same calls
+//  launch       none of those: a call both made, launched otherwise
+//  matches      none of those, launched alike: the counts see no cause
+// Without the reference's count only the first two are tried.
+enum class SlowCause { none, conflicts, uncoalesced, traffic, launch, matches };
+const char* to_string(SlowCause c);
+struct SlowLead {
+  SlowCause cause = SlowCause::none;
+  std::string where;  // "transpose.cu:41" for conflicts and uncoalesced
+  std::string text;   // no "Diagnosis: " prefix, no final period; empty for none
+};
+// The lead from the student's count and the reference's (nullptr: not
+// available), in the lab's words (lab.toml's [explain]: the fix for each
+// cause, else a general one); `gpu_launch` describes the student's timed
+// launch ("grid (256, 256, 1), block (32, 32, 1)") or is empty. Host-only (tested).
+SlowLead slow_lead(const AccessCount& yours, const AccessCount* reference,
+                   const std::map<std::string, std::string>& words, const std::string& gpu_launch);
+
+// "grid (G, G, G), block (B, B, B)" of the first launch in a launch trace
+// (cudalab/replay.h), plus "(and N more launches)"; empty if none.
+std::string describe_traced_launch(const std::string& trace_json);
 
 // A speed check's result that measured a ratio and failed: one that an
 // `explain` check may explain (a failure without a time has its own message).
@@ -43,16 +90,16 @@ std::string first_sentence(const std::string& message);
 bool grid_stride_lab(const LabSpec& lab);
 
 // Runs `by` (the speed check's `explain` check) with the lab's access build
-// `access_binary` in the context `ctx` (its binary, evidence and timing
-// fields are replaced), the report written to `report` and removed after,
-// and puts access_lead's lead first in r's failures as "Diagnosis: ...",
-// each failure after it cut to its first sentence (the lab's message offers
-// every cause; the lead names the one). Where nothing was recorded r is left
-// as it was.
+// `access_binary` in `ctx` as a second look, the report written to `report`
+// and removed after, and puts slow_lead's lead (against `reference`, the
+// reference's count of the same check, or nullptr) first in r's failures as
+// "Diagnosis: ...", each failure after it cut to its first sentence (the
+// lab's message offers every cause; the lead names the one). Where nothing
+// was recorded r is left as it was.
 void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,
-                       const std::filesystem::path& access_binary, const std::filesystem::path& report,
-                       const std::string& launch, CheckResult& r);
-// Its host-only part (tested): `lead` (access_lead's; "" leaves r as it was)
+                       const std::filesystem::path& access_binary, const AccessCount* reference,
+                       const std::filesystem::path& report, const std::string& launch, CheckResult& r);
+// Its host-only part (tested): `lead` (slow_lead's text; "" leaves r as it was)
 // first, the failures after it cut to their first sentence.
 void lead_by_access(const std::string& lead, CheckResult& r);
 

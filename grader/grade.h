@@ -16,6 +16,7 @@
 #include "checks.h"
 #include "course.h"
 #include "cudalab/manifest.h"
+#include "explain.h"
 #include "judged.h"
 #include "progress.h"
 #include "sandbox.h"
@@ -257,6 +258,11 @@ class Grader {
   // depends on it.
   void chart_traffic(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
                      const CheckResult& timed, CheckResult& out);
+  // The reference's count of a slow check's `explain` check (explain.h), in
+  // the reference's access build, once per reference build; nullopt with
+  // `error` set where it cannot be had.
+  std::optional<AccessCount> reference_access_count(const RunContext& ctx, const LabSpec& lab,
+                                                    const CheckSpec& by, std::string& error);
   std::optional<CountedTraffic> reference_traffic(const RunContext& ctx, const LabSpec& lab,
                                                   const CheckSpec& check, const std::string& who,
                                                   std::string& error);

@@ -110,7 +110,7 @@ class ExpectCommand : public Command {
  private:
   std::string binary_, lab_toml_, expect_;
   bool cpu_ = false;
-  std::string cpu_binary_, access_binary_;
+  std::string cpu_binary_, access_binary_, reference_access_binary_;
 };
 
 // cudalab export RESULTS...: write a graded submission's views again from its

@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include "checks.h"
 #include "commands.h"
@@ -18,6 +20,14 @@
 namespace fs = std::filesystem;
 
 namespace cudalab {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
 
 ExpectCommand::ExpectCommand(CLI::App& app)
     : Command(app, "expect", "Run a lab test binary and compare its verdicts with an expect.toml") {
@@ -30,12 +40,15 @@ ExpectCommand::ExpectCommand(CLI::App& app)
                    "gets the grader's second look there");
   sub_->add_option("--access-binary", access_binary_,
                    "the same student files built for CPU mode's access report: a speed check too slow on "
-                   "the GPU leads with what its `explain` check counts there, as in the grader");
+                   "the GPU leads with what its `explain` check counts there, as in the grader; in CPU "
+                   "mode a speed check's `explains` is held against that count");
+  sub_->add_option("--reference-access-binary", reference_access_binary_,
+                   "the lab's solution built as --access-binary is: what the counts are held against");
 }
 
 int ExpectCommand::run() {
   const fs::path binary = binary_, lab_toml = lab_toml_, expect_path = expect_, cpu_binary = cpu_binary_,
-                 access_binary = access_binary_;
+                 access_binary = access_binary_, reference_access_binary = reference_access_binary_;
   const bool cpu = cpu_;
   if (sandbox_missing()) return kUsage;
   LabSpec lab;
@@ -67,6 +80,19 @@ int ExpectCommand::run() {
       return kUsage;
     }
   }
+  // The solution's count of each `explain` check, counted once.
+  std::map<std::string, std::optional<AccessCount>> reference_counts;
+  const auto reference_count = [&](const CheckSpec& by) -> const AccessCount* {
+    if (reference_access_binary.empty()) return nullptr;
+    auto it = reference_counts.find(by.id);
+    if (it == reference_counts.end())
+      it = reference_counts
+               .emplace(by.id, access_count_from_json(access_count_json(count_accesses(
+                                   ctx, lab, by, reference_access_binary,
+                                   ctx.work_dir / fmt::format("{}-{}-reference.json", lab.id, by.id)))))
+               .first;
+    return it->second ? &*it->second : nullptr;
+  };
   int mismatches = 0, skipped = 0;
   for (const CheckSpec& check : lab.checks) {  // in the lab's order
     const Expectation* expected = ex.find(check.id);
@@ -79,8 +105,28 @@ int ExpectCommand::run() {
     // `explain` check leads (explain.h), as in the grader and `cudalab test`.
     if (const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
         !cpu && by && !access_binary.empty() && timed_and_failed(r))
-      explain_by_access(ctx, lab, *by, access_binary,
+      explain_by_access(ctx, lab, *by, access_binary, reference_count(*by),
                         ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", r);
+    // CPU mode times nothing: the diagnosis a slow kernel would get, from
+    // the same counts, held against `explains`.
+    if (const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
+        cpu && by && !e.explains.empty() && !access_binary.empty()) {
+      const SlowLead lead =
+          slow_lead(count_accesses(ctx, lab, *by, access_binary,
+                                   ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id)),
+                    reference_count(*by), lab.explain_words, "");
+      const std::string got = lead.where.empty() ? to_string(lead.cause)
+                                                 : fmt::format("{} {}", to_string(lead.cause), lead.where);
+      // The build names a variant's file variant-LAB-VARIANT-FILE (tests/meson.build).
+      const auto space = e.explains.find(' ');
+      const bool ok = got == e.explains ||
+                      (space != std::string::npos && e.explains.substr(0, space) == to_string(lead.cause) &&
+                       ends_with(lead.where, "-" + e.explains.substr(space + 1)));
+      mismatches += !ok;
+      fmt::print("{:<20} {:<9} {:<9} {}{}\n", e.check_id + " (explain)", "", "",
+                 ok ? "" : "MISMATCH: ", lead.text);
+      if (!ok) fmt::print("    expected the diagnosis \"{}\", got \"{}\"\n", e.explains, got);
+    }
     if (cpu) lead_hang_in_cpu_mode(r, grid_stride_lab(lab));
     if (!cpu) {
       const SecondOpinion kind = second_opinion_for(r, !compute_sanitizer_program().empty());

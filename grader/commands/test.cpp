@@ -12,6 +12,7 @@
 #include <future>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -184,12 +185,21 @@ bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bo
     const CheckSpec& check = *todo[i];
     const fs::path report = access_file(ctx, lab, check);
     // Too slow on the GPU: CPU mode's access count of the lab's `explain`
-    // check says why (explain.h), as the grader does.
+    // check, held against the solution's, says why (explain.h), as the
+    // grader does. The solution's access build is the framework's
+    // (tests/meson.build): a student's copy has the references prebuilt, not
+    // instrumented, and there only what needs no comparison can lead.
     const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
     const std::string access_target = lab_target(lab.id, LabBinary::access);
     if (!cpu && by && a.sanitize.empty() && timed_and_failed(ran[i]) && target_exists(access_target) &&
         (a.no_build || build_targets({access_target}, a.verbose))) {
-      explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target,
+      const std::string solution_target = "tests/" + lab.id + "-solution-access";
+      std::optional<AccessCount> reference;
+      if (target_exists(solution_target) && (a.no_build || build_targets({solution_target}, a.verbose)))
+        reference = access_count_from_json(access_count_json(
+            count_accesses(ctx, lab, *by, kBuildRoot / solution_target,
+                           ctx.work_dir / fmt::format("{}-{}-reference.json", lab.id, by->id))));
+      explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target, reference ? &*reference : nullptr,
                         ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", ran[i]);
     }
     if (cpu) lead_hang_in_cpu_mode(ran[i], grid_stride_lab(lab));  // as the grader does (explain.h)

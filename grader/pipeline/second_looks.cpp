@@ -37,7 +37,14 @@ void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const Check
   bool ok = false;
   build_lab(lab.id + "-tests-access", slot, ok);
   if (!ok) return;
+  // The reference's count of the same check: without it only what needs no
+  // comparison can lead (bank conflicts, uncoalesced accesses).
+  std::string error;
+  const std::optional<AccessCount> reference = reference_access_count(ctx, lab, *by, error);
+  if (!reference)
+    profile(fmt::format("  {} {}: no reference count to explain by: {}", lab.id, speed.id, error));
   explain_by_access(ctx, lab, *by, build(slot) / "labs" / (lab.id + "-tests-access"),
+                    reference ? &*reference : nullptr,
                     ctx.work_dir / (run_stem(lab.id, by->id) + "-access.json"), launch, r);
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "explain.h"
 #include "grade.h"
 #include "pipeline/internal.h"
 #include "report_html.h"
@@ -54,6 +55,38 @@ std::optional<CountedTraffic> Grader::reference_traffic(const RunContext& ctx, c
   std::ofstream(tmp) << traffic_json(*t);
   fs::rename(tmp, file, ec);
   return t;
+}
+
+std::optional<AccessCount> Grader::reference_access_count(const RunContext& ctx, const LabSpec& lab,
+                                                          const CheckSpec& by, std::string& error) {
+  // The solutions as the student files, instrumented as a submission's are:
+  // the same run, counted the same way.
+  const std::string target = lab.id + "-tests-access";
+  if (error = build_reference_target(lab, target); !error.empty()) return std::nullopt;
+  const fs::path binary = build(kReferenceSlot) / "labs" / target;
+  const fs::path file = slot_dir(cfg_.work_dir, kReferenceSlot) / "explain" / lab.id / (by.id + ".json");
+  const std::lock_guard<std::mutex> lock(record_lock(file));
+  std::error_code ec;
+  // Kept from an earlier submission: the same for all of them, until the
+  // reference is built again.
+  if (fs::exists(file, ec) && fs::last_write_time(file, ec) >= fs::last_write_time(binary, ec))
+    if (auto kept = access_count_from_json(read_all(file))) return kept;
+  RunContext rc = ctx;
+  rc.role = RunRole::reference;
+  const AccessCount c = count_accesses(rc, lab, by, binary,
+                                       slot_dir(cfg_.work_dir, kReferenceSlot) / "explain" / lab.id /
+                                           (run_stem(lab.id, by.id) + "-access.json"));
+  const std::string kept = access_count_json(c);
+  auto parsed = access_count_from_json(kept);
+  if (!parsed) {
+    error = fmt::format("the reference's run of '{}' in CPU mode recorded no accesses", by.id);
+    return std::nullopt;
+  }
+  fs::create_directories(file.parent_path());
+  const fs::path tmp = file.string() + fmt::format(".{}.tmp", run_stem(lab.id, by.id));
+  std::ofstream(tmp) << kept;
+  fs::rename(tmp, file, ec);
+  return parsed;
 }
 
 void Grader::chart_traffic(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,

@@ -115,6 +115,7 @@ bool identifier(const std::string& s) {
 }
 const std::set<std::string> kCheckKeys = {"id",       "name",      "kind",   "points", "visibility",
                                           "requires", "timeout_s", "credit", "judge",  "explain"};
+const std::set<std::string> kExplainCauses = {"conflicts", "uncoalesced", "traffic", "launch"};
 const std::set<std::string> kVisibility = {"visible", "hidden", "after_due_date", "after_published"};
 
 }  // namespace
@@ -164,8 +165,21 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
   const toml::array* checks = doc["check"].as_array();
   if (!checks || checks->empty()) rd.fail(doc.get("check"), "no checks: add at least one [[check]] table");
   for (const auto& [key, node] : doc)
-    if (key.str() != "lab" && key.str() != "check")
-      rd.fail(&node, fmt::format("unknown table '{}' (known: [lab], [[check]])", key.str()));
+    if (key.str() != "lab" && key.str() != "check" && key.str() != "explain")
+      rd.fail(&node, fmt::format("unknown table '{}' (known: [lab], [[check]], [explain])", key.str()));
+  // The lab's own words for each cause a slow kernel's diagnosis can name
+  // (grader/explain.h): what the fix is in this lab's terms.
+  if (const toml::node* e = doc.get("explain")) {
+    const toml::table* t = e->as_table();
+    if (!t) rd.fail(e, "[explain] must be a table");
+    for (const auto& [key, node] : *t) {
+      const std::string k(key.str());
+      if (!kExplainCauses.count(k))
+        rd.fail(&node,
+                fmt::format("[explain]: unknown cause '{}' (known: {})", k, fmt::join(kExplainCauses, ", ")));
+      lab.explain_words[k] = rd.string(*t, k.c_str(), "[explain]", true);
+    }
+  }
 
   for (std::size_t i = 0; i < checks->size(); ++i) {
     const toml::node& cn = *checks->get(i);
@@ -222,10 +236,13 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
       const CheckSpec* by = lab.find_by_id(spec.explain);
       if (spec.kind != CheckKind::speed)
         rd.fail(c->get("explain"), where + ": explain is for speed checks (what explains a kernel too slow)");
-      if (!by || by->kind != CheckKind::correctness)
+      // Its own id: the check's counting run (cudalab::traffic_of), one call
+      // at a small shape, where its correctness checks take long in CPU mode.
+      if (spec.explain != spec.id && (!by || by->kind != CheckKind::correctness))
         rd.fail(c->get("explain"),
-                fmt::format("{}: explain = '{}', which is not an earlier correctness check's id", where,
-                            spec.explain));
+                fmt::format("{}: explain = '{}', which is neither an earlier correctness check's id nor "
+                            "this check's own",
+                            where, spec.explain));
     }
     if (spec.kind == CheckKind::speed && spec.required.empty())
       rd.fail(c, where +

@@ -12,6 +12,7 @@
 #include "cudalab/evidence.h"
 #include "cudalab/lab.cuh"
 #include "cudalab/parallel.h"
+#include "cudalab/testing.h"
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
 #include "simt/simt.h"
 #endif
@@ -309,7 +310,10 @@ LaunchOutcome Run::launch(const std::function<void()>& launcher) {
   const std::string what = fmt::format("{}({})", launcher_, shape_);
   evidence::set_label(what);  // the outputs compared next belong to this launch
   last_launcher_ = launcher;
-  return run_launcher(what, launcher);
+  LaunchOutcome out = run_launcher(what, launcher);
+  if (out.ok && !traffic_of().empty() && !last_described_launch().empty())
+    note(kCountedLaunch + what + ": " + last_described_launch());
+  return out;
 }
 
 long long Run::rerun_changed(const std::string& name) {

@@ -39,9 +39,12 @@ struct CheckSpec {
   double points = 0;
   double timeout_s = 0;               // 0: the lab's default
   std::vector<std::string> required;  // lab.toml's "requires": ids that must pass for this one to count
-  // Speed checks: an earlier correctness check whose CPU-mode run with simt's
-  // access report explains a kernel too slow (bank conflicts, uncoalesced
-  // accesses, or neither: the launch). Empty: none.
+  // Speed checks: the check whose CPU-mode run with simt's access report
+  // explains a kernel too slow, held against the reference's run (bank
+  // conflicts, uncoalesced accesses, more global traffic, the launch;
+  // grader/explain.h): an earlier correctness check, or this check itself,
+  // whose counting run (cudalab::traffic_of) makes one call at a small shape.
+  // Empty: none.
   std::string explain;
   std::map<std::string, double> numbers;  // thresholds: min_ratio, ...
   std::optional<Credit> credit;
@@ -61,6 +64,9 @@ struct LabSpec {
   std::vector<std::string> launchers;
   double timeout_s = 120;
   std::vector<CheckSpec> checks;
+  // lab.toml's [explain]: the lab's words for the fix of each cause a slow
+  // kernel's diagnosis names (conflicts, uncoalesced, traffic, launch).
+  std::map<std::string, std::string> explain_words;
 
   const CheckSpec* find_by_name(std::string_view name) const;
   const CheckSpec* find_by_id(std::string_view id) const;

@@ -61,6 +61,8 @@ bool speed_not_measurable();
 // traffic_flops, and nothing else; the access report counts the sectors.
 // Always "" outside CPU mode.
 const std::string& traffic_of();
+// In such a run each call's launch leaves a note (kCountedLaunch,
+// cudalab/vocabulary.h).
 
 // For the report's roofline (grader/report_html.cpp): what one call of the
 // timed launcher must move and compute (compulsory DRAM bytes, FP32 FLOP),

@@ -57,4 +57,11 @@ std::string spellings_of_lab_statuses();
 // its `format` field. The grader refuses a record of any other format.
 inline constexpr std::string_view kRecordFormat = "cudalab-record/1";
 
+// A note of a run that counts accesses (cudalab::traffic_of): each launch of
+// the harness's calls (cudalab::Run), as "counted launch
+// transpose(1024x1024): transpose_kernel<<<grid (32, 32, 1), block (32, 8,
+// 1)>>>". A slow kernel's diagnosis (grader/explain.h) holds the student's
+// launches against the reference's, call for call.
+inline constexpr const char* kCountedLaunch = "counted launch ";
+
 }  // namespace cudalab

@@ -1,9 +1,12 @@
 // The leading diagnosis of a speed check too slow, from CPU mode's access
-// report (grader/explain.h): bank conflicts, uncoalesced accesses, or
-// neither (then the launch), each from a report written the way simt writes it.
+// report held against the reference's (grader/explain.h): bank conflicts,
+// uncoalesced accesses, more global traffic, the launch, or none of them,
+// each from reports written the way simt writes them.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "checks.h"
 #include "cudalab/catch.h"
 #include "cudalab/diagnosis.h"
+#include "cudalab/manifest.h"
 #include "cudalab/replay.h"
 #include "expect.h"
 #include "explain.h"
@@ -19,17 +23,16 @@ using namespace cudalab;
 
 namespace {
 
-// One line of simt's JSON access report.
-std::string line(const char* space, const char* op, int at, double conflicts, double sectors, double ideal) {
-  const double requests = 1000;
+// One line of simt's JSON access report: per request, `sectors` 32-byte
+// sectors of which `ideal` would hold the bytes, and `conflicts` bank conflicts.
+std::string line(const char* space, const char* op, int at, double conflicts, double sectors, double ideal,
+                 double requests = 1000) {
   return fmt::format(
       "{{\"file\": \"/home/s/labs/04_transpose/transpose.cu\", \"function\": \"transpose_kernel\", \"line\": "
-      "{}, "
-      "\"space\": \"{}\", \"op\": \"{}\", \"bytes\": 4, \"requests\": {}, \"threads\": 32000, \"sectors\": "
-      "{}, "
-      "\"ideal_sectors\": {}, \"wavefronts\": 0, \"ideal_wavefronts\": 0, \"sectors_per_request\": {}, "
+      "{}, \"space\": \"{}\", \"op\": \"{}\", \"bytes\": 4, \"requests\": {}, \"threads\": {}, \"sectors\": "
+      "{}, \"ideal_sectors\": {}, \"wavefronts\": 0, \"ideal_wavefronts\": 0, \"sectors_per_request\": {}, "
       "\"bank_conflicts_per_request\": {}}}",
-      at, space, op, requests, sectors * requests, ideal * requests, sectors, conflicts);
+      at, space, op, requests, 32 * requests, sectors * requests, ideal * requests, sectors, conflicts);
 }
 
 std::string report(std::initializer_list<std::string> lines) {
@@ -40,48 +43,157 @@ std::string report(std::initializer_list<std::string> lines) {
 }
 
 const std::string kLaunch = "grid (256, 256, 1), block (32, 32, 1)";
+const std::string kCall = "transpose(1024x1024)";
+
+AccessCount count(const std::string& report_json,
+                  const std::string& launch = "grid (32, 32, 1), block (32, 8, 1)") {
+  return {report_json, {{"transpose(32x32)", "grid (1, 1, 1), block (32, 8, 1)"}, {kCall, launch}}};
+}
+
+// The padded reference transpose: coalesced, no conflicts, 32 x 8 threads.
+const AccessCount kReference =
+    count(report({line("global", "load", 48, 0, 4, 4), line("shared", "store", 48, 0, 0, 0),
+                  line("global", "store", 59, 0, 4, 4), line("shared", "load", 59, 0, 0, 0)}));
+
+// lab 04's words for each cause, as its lab.toml has them.
+std::map<std::string, std::string> transpose_words() {
+  return load_lab(std::filesystem::path(CUDALAB_SOURCE_ROOT) / "labs" / "04_transpose" / "lab.toml")
+      .explain_words;
+}
 
 }  // namespace
 
 TEST_CASE("an unpadded tile leads with its bank conflicts, at the line that has them", "[explain][grader]") {
-  const std::string lead =
-      access_lead(report({line("global", "load", 48, 0, 4, 4), line("shared", "store", 48, 0, 0, 0),
-                          line("global", "store", 59, 0, 4, 4), line("shared", "load", 59, 31, 0, 0)}),
-                  kLaunch);
-  CHECK(lead.rfind(
+  const SlowLead lead =
+      slow_lead(count(report({line("global", "load", 48, 0, 4, 4), line("shared", "store", 48, 0, 0, 0),
+                              line("global", "store", 59, 0, 4, 4), line("shared", "load", 59, 31, 0, 0)})),
+                &kReference, transpose_words(), kLaunch);
+  CHECK(lead.cause == SlowCause::conflicts);
+  CHECK(lead.where == "transpose.cu:59");
+  CHECK(lead.text.rfind(
             "shared-memory bank conflicts: the shared load at transpose.cu:59 in transpose_kernel averages "
             "31.0 bank conflicts per request",
             0) == 0);
-  CHECK(lead.find("tile[TILE][TILE + 1]") != std::string::npos);
+  CHECK_THAT(lead.text, Catch::Contains("the reference's kernel averages at most 0.0"));
+  // The fix in the lab's words (lab.toml [explain]), not the grader's.
+  CHECK_THAT(lead.text, Catch::Contains("tile[TILE][TILE + 1]"));
 }
 
-TEST_CASE("a padded tile with no conflicts and coalesced accesses points at the launch, naming it",
+TEST_CASE("bank conflicts the reference has as well do not lead", "[explain][grader]") {
+  const AccessCount conflicted =
+      count(report({line("global", "load", 48, 0, 4, 4), line("shared", "load", 59, 3, 0, 0)}));
+  const SlowLead lead = slow_lead(conflicted, &conflicted, {}, "");
+  CHECK(lead.cause == SlowCause::matches);
+  // Without the reference's count they do.
+  CHECK(slow_lead(conflicted, nullptr, {}, "").cause == SlowCause::conflicts);
+}
+
+TEST_CASE("a padded tile launched otherwise than the reference leads with the launch, naming both",
           "[explain][grader]") {
-  const std::string lead =
-      access_lead(report({line("global", "load", 48, 0, 4, 4), line("shared", "store", 48, 0, 0, 0),
-                          line("global", "store", 59, 0, 4, 4), line("shared", "load", 59, 0, 0, 0)}),
-                  kLaunch);
-  CHECK(lead.rfind("not the memory pattern: CPU mode counts no bank conflicts", 0) == 0);
-  CHECK(lead.find("your launch: grid (256, 256, 1), block (32, 32, 1)") != std::string::npos);
-  CHECK(lead.find("bank conflicts:") == std::string::npos);
+  const SlowLead lead =
+      slow_lead(count(report({line("global", "load", 48, 0, 4, 4), line("shared", "store", 48, 0, 0, 0),
+                              line("global", "store", 59, 0, 4, 4), line("shared", "load", 59, 0, 0, 0)}),
+                      "grid (32, 32, 1), block (32, 32, 1)"),
+                &kReference, transpose_words(), kLaunch);
+  CHECK(lead.cause == SlowCause::launch);
+  CHECK(lead.text.rfind(
+            "not the memory pattern: CPU mode counts your kernel's memory accesses as the reference's", 0) ==
+        0);
+  CHECK_THAT(lead.text,
+             Catch::Contains("for transpose(1024x1024) yours is grid (32, 32, 1), block (32, 32, 1), "
+                             "the reference's grid (32, 32, 1), block (32, 8, 1)"));
+  CHECK_THAT(lead.text, Catch::Contains("your launch on the GPU: grid (256, 256, 1), block (32, 32, 1)"));
+  CHECK_THAT(lead.text, Catch::Contains("32 x 32 threads"));
+  CHECK(lead.text.find("bank conflicts:") == std::string::npos);
+}
+
+TEST_CASE("counts and launch as the reference's say so and name no cause", "[explain][grader]") {
+  const SlowLead lead = slow_lead(kReference, &kReference, transpose_words(), kLaunch);
+  CHECK(lead.cause == SlowCause::matches);
+  CHECK_THAT(lead.text, Catch::Contains("launched as the reference is"));
+  for (const char* cause : {"pad", "coalesce", "32 x 32", "tile[TILE]"})
+    CHECK(lead.text.find(cause) == std::string::npos);
 }
 
 TEST_CASE("global accesses far above their ideal sectors lead as uncoalesced when shared memory is clean",
           "[explain][grader]") {
-  const std::string lead =
-      access_lead(report({line("global", "load", 48, 0, 4, 4), line("global", "store", 50, 0, 32, 4),
-                          line("shared", "load", 59, 0.02, 0, 0)}),
-                  "");
-  CHECK(lead.rfind("uncoalesced global memory accesses: the global store at transpose.cu:50", 0) == 0);
-  CHECK(lead.find("32.0 32-byte sectors per request where 4.0 would do") != std::string::npos);
-  CHECK(lead.find("your launch") == std::string::npos);
+  const SlowLead lead =
+      slow_lead(count(report({line("global", "load", 48, 0, 4, 4), line("global", "store", 50, 0, 32, 4),
+                              line("shared", "load", 59, 0.02, 0, 0)})),
+                &kReference, {}, "");
+  CHECK(lead.cause == SlowCause::uncoalesced);
+  CHECK(lead.where == "transpose.cu:50");
+  CHECK(lead.text.rfind("global memory accesses not coalesced: the global store at transpose.cu:50", 0) == 0);
+  CHECK_THAT(lead.text, Catch::Contains("32.0 32-byte sectors per request where 4.0 would do"));
+  CHECK(lead.text.find("your launch") == std::string::npos);
+}
+
+TEST_CASE("a warp's broadcast of two rows, or a rare scattered line, is not an uncoalesced kernel",
+          "[explain][grader]") {
+  // A naive matmul's A load: two rows per warp, 2 sectors where the 8 bytes fit in 1.
+  const AccessCount naive =
+      count(report({line("global", "load", 30, 0, 2, 1), line("global", "load", 31, 0, 1, 1),
+                    line("global", "store", 33, 0, 2, 2, 10)}));
+  CHECK(slow_lead(naive, nullptr, {}, "").cause == SlowCause::none);
+  // One scattered store per block beside coalesced loads of every element: 1% of the sectors.
+  const AccessCount rare =
+      count(report({line("global", "load", 40, 0, 4, 4, 100000), line("global", "store", 41, 0, 32, 1, 10)}));
+  CHECK(slow_lead(rare, nullptr, {}, "").cause == SlowCause::none);
+  // As scattered as the reference's own worst line: not what makes this one slower.
+  const AccessCount swapped = count(report({line("global", "load", 30, 0, 16, 2)}));
+  CHECK(slow_lead(swapped, &swapped, {}, "").cause == SlowCause::matches);
+  CHECK(slow_lead(swapped, &naive, {}, "").cause == SlowCause::uncoalesced);
+}
+
+TEST_CASE("global traffic well above the reference's for the same calls leads, with both numbers",
+          "[explain][grader]") {
+  // The 128^3 counting run: the naive kernel's 8454144 bytes against the tiled one's 1114112.
+  const AccessCount naive =
+      count(report({line("global", "load", 30, 0, 2, 1, 131072), line("global", "load", 31, 0, 1, 1, 131072),
+                    line("global", "store", 33, 0, 2, 2, 512)}));
+  const AccessCount tiled =
+      count(report({line("global", "load", 40, 0, 4, 4, 8192), line("global", "load", 41, 0, 2, 2, 16384),
+                    line("shared", "load", 45, 0, 0, 0, 65536), line("global", "store", 50, 0, 2, 2, 512)}));
+  const SlowLead lead = slow_lead(naive, &tiled, {{"traffic", "that is the reuse tiling is for."}}, "");
+  CHECK(lead.cause == SlowCause::traffic);
+  CHECK(lead.where.empty());
+  CHECK_THAT(lead.text,
+             Catch::Contains("your kernel requests 12.62 MB from global memory where the reference's "
+                             "requests 2.13 MB for the same calls, 5.9 times as much"));
+  CHECK_THAT(lead.text, Catch::EndsWith("coalesce: that is the reuse tiling is for"));
+  // Without the reference nothing is measured against: no lead.
+  CHECK(slow_lead(naive, nullptr, {}, "").cause == SlowCause::none);
 }
 
 TEST_CASE("no report, an empty one or a malformed one gives no lead", "[explain][grader]") {
-  CHECK(access_lead("", kLaunch).empty());
-  CHECK(access_lead("{\"lines\": []}", kLaunch).empty());
-  CHECK(access_lead("not json", kLaunch).empty());
-  CHECK(access_lead("{\"lines\": 3}", kLaunch).empty());
+  for (const char* r : {"", "{\"lines\": []}", "not json", "{\"lines\": 3}"}) {
+    const SlowLead lead = slow_lead(AccessCount{r, {}}, &kReference, {}, kLaunch);
+    CHECK(lead.cause == SlowCause::none);
+    CHECK(lead.text.empty());
+  }
+}
+
+TEST_CASE("a counting run's launches come from its notes, and a count survives the reference's cache",
+          "[explain][grader]") {
+  CheckResult run;
+  run.notes = {"in CPU mode the inputs of more than 16777216 values (2^24) are skipped",
+               std::string(kCountedLaunch) +
+                   "transpose(32x32): transpose_kernel<<<grid (1, 1, 1), block (32, 8, 1)>>>",
+               std::string(kCountedLaunch) +
+                   "transpose(64x256): transpose_kernel<<<grid (8, 2, 1), block (32, 8, 1), 4224 bytes of "
+                   "shared memory>>>"};
+  const AccessCount c = access_count_of(run, kReference.report);
+  REQUIRE(c.launches.size() == 2);
+  CHECK(c.launches[0] ==
+        std::pair<std::string, std::string>{"transpose(32x32)", "grid (1, 1, 1), block (32, 8, 1)"});
+  CHECK(c.launches[1] ==
+        std::pair<std::string, std::string>{"transpose(64x256)", "grid (8, 2, 1), block (32, 8, 1)"});
+  const auto back = access_count_from_json(access_count_json(c));
+  REQUIRE(back);
+  CHECK(back->report == c.report);
+  CHECK(back->launches == c.launches);
+  CHECK_FALSE(access_count_from_json(access_count_json(AccessCount{"{\"lines\": []}", c.launches})));
+  CHECK_FALSE(access_count_from_json("not json"));
 }
 
 TEST_CASE("the traced launch is described by its grid and block", "[explain][grader]") {

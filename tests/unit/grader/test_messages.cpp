@@ -5,6 +5,8 @@
 // H100 where the lines after a right diagnosis undid it.
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "checks.h"
 #include "cudalab/catch.h"
 #include "cudalab/diagnosis.h"
+#include "cudalab/manifest.h"
 #include "expect.h"
 #include "explain.h"
 #include "policy.h"
@@ -107,6 +110,12 @@ std::string access_line(const char* space, const char* op, int at, double confli
       at, space, op, conflicts);
 }
 
+// lab 04's words for each cause, as its lab.toml has them.
+std::map<std::string, std::string> transpose_words() {
+  return load_lab(std::filesystem::path(CUDALAB_SOURCE_ROOT) / "labs" / "04_transpose" / "lab.toml")
+      .explain_words;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -119,7 +128,10 @@ TEST_CASE(
   const std::string report =
       "{\"lines\": [" + access_line("global", "load", 48, 0) + "," + access_line("shared", "store", 48, 0) +
       "," + access_line("global", "store", 59, 0) + "," + access_line("shared", "load", 59, 0) + "]}";
-  lead_by_access(access_lead(report, "grid (256, 256, 1), block (32, 32, 1)"), r);
+  const AccessCount yours{report, {{"transpose(1024x1024)", "grid (32, 32, 1), block (32, 32, 1)"}}};
+  const AccessCount reference{report, {{"transpose(1024x1024)", "grid (32, 32, 1), block (32, 8, 1)"}}};
+  lead_by_access(
+      slow_lead(yours, &reference, transpose_words(), "grid (256, 256, 1), block (32, 32, 1)").text, r);
   const auto lines = read(lab.checks[1], r);
   holds_one_diagnosis(lines, {"pad the tile", "mark of shared-memory bank conflicts", "bank conflict)",
                               "not coalesced", "tile[TILE][TILE + 1]"});
@@ -135,10 +147,113 @@ TEST_CASE("An unpadded transpose leads with its bank conflicts, and keeps the pa
           "[unit][explain]") {
   CheckResult r = failed(CheckKind::speed, {kTransposeSlow});
   const std::string report = "{\"lines\": [" + access_line("shared", "load", 59, 31) + "]}";
-  lead_by_access(access_lead(report, ""), r);
+  const std::string clean = "{\"lines\": [" + access_line("shared", "load", 59, 0) + "]}";
+  const AccessCount reference{clean, {}};
+  lead_by_access(slow_lead(AccessCount{report, {}}, &reference, transpose_words(), "").text, r);
   const auto lines = read(transpose_lab().checks[1], r);
   holds_one_diagnosis(lines, {"32 x 32 threads", "not coalesced"});
   CHECK_THAT(lines.front(), Catch::Contains("tile[TILE][TILE + 1]"));
+}
+
+namespace {
+
+// Synthetic counts that call for `cause`: the student's, then the reference's.
+std::pair<AccessCount, AccessCount> counts_for(SlowCause cause) {
+  const auto global = [](int at, double sectors, double ideal, double requests) {
+    return fmt::format(
+        "{{\"file\": \"/s/k.cu\", \"function\": \"k\", \"line\": {}, \"space\": \"global\", \"op\": "
+        "\"load\", "
+        "\"requests\": {}, \"sectors\": {}, \"ideal_sectors\": {}, \"sectors_per_request\": {}, "
+        "\"bank_conflicts_per_request\": 0}}",
+        at, requests, sectors * requests, ideal * requests, sectors);
+  };
+  const auto shared = [](int at, double conflicts) {
+    return fmt::format(
+        "{{\"file\": \"/s/k.cu\", \"function\": \"k\", \"line\": {}, \"space\": \"shared\", \"op\": "
+        "\"load\", "
+        "\"requests\": 1000, \"sectors\": 0, \"ideal_sectors\": 0, \"sectors_per_request\": 0, "
+        "\"bank_conflicts_per_request\": {}}}",
+        at, conflicts);
+  };
+  const auto rep = [](std::vector<std::string> lines) {
+    std::string s = "{\"lines\": [";
+    for (std::size_t i = 0; i < lines.size(); ++i) s += (i ? "," : "") + lines[i];
+    return s + "]}";
+  };
+  const std::vector<std::pair<std::string, std::string>> as_reference = {
+      {"k(64)", "grid (1, 1, 1), block (256, 1, 1)"}};
+  const AccessCount reference{rep({global(10, 4, 4, 1000), shared(12, 0)}), as_reference};
+  switch (cause) {
+    case SlowCause::conflicts:
+      return {{rep({global(10, 4, 4, 1000), shared(12, 31)}), as_reference}, reference};
+    case SlowCause::uncoalesced:
+      return {{rep({global(10, 32, 4, 1000), shared(12, 0)}), as_reference}, reference};
+    case SlowCause::traffic:
+      return {{rep({global(10, 4, 4, 8000), shared(12, 0)}), as_reference}, reference};
+    case SlowCause::launch:
+      return {{reference.report, {{"k(64)", "grid (64, 1, 1), block (1, 1, 1)"}}}, reference};
+    default:
+      return {reference, reference};
+  }
+}
+
+// Each lab's speed message as its test words it: how slow, then every cause it may have.
+const std::map<std::string, std::string> kSlowMessages = {
+    {"01_coalescing",
+     "vector_add runs at 0.09x the speed of the reference kernel; this check needs 0.85x. Do consecutive "
+     "threads "
+     "(consecutive threadIdx.x) add consecutive elements? If each thread walks through a chunk of its own, "
+     "or "
+     "indices are multiplied by a stride, the 32 loads of a warp touch up to 32 sectors of memory instead of "
+     "4: "
+     "the accesses are not coalesced."},
+    {"02_naive_matmul",
+     "matmul_naive runs at 0.30x the speed of the reference naive kernel; this check needs 0.80x. Does "
+     "threadIdx.x "
+     "run along a row of C (the column index)? If it runs down a column, the reads of B and the writes of C "
+     "are "
+     "not coalesced."},
+    {"03_tiling",
+     "matmul_tiled runs at 0.70x the speed of the reference tiled kernel; this check needs 0.85x. Compare "
+     "your "
+     "loads and inner loop with the handout's: extra global loads or bank conflicts cost speed."},
+    {"04_transpose", kTransposeSlow},
+};
+
+}  // namespace
+
+TEST_CASE("Each lab's slow-kernel diagnosis gives the fix for its one cause and nothing of another's",
+          "[unit][explain]") {
+  for (const auto& [lab_id, message] : kSlowMessages) {
+    const LabSpec lab = load_lab(std::filesystem::path(CUDALAB_SOURCE_ROOT) / "labs" / lab_id / "lab.toml");
+    const CheckSpec* speed = nullptr;
+    for (const auto& c : lab.checks)
+      if (!c.explain.empty()) speed = &c;
+    INFO(lab_id);
+    REQUIRE(speed);
+    REQUIRE_FALSE(lab.explain_words.empty());
+    for (const SlowCause cause :
+         {SlowCause::conflicts, SlowCause::uncoalesced, SlowCause::traffic, SlowCause::launch}) {
+      INFO(to_string(cause));
+      const auto [yours, reference] = counts_for(cause);
+      const SlowLead lead = slow_lead(yours, &reference, lab.explain_words, "");
+      CHECK(lead.cause == cause);
+      // Its own fix in the lab's words where the lab has some, no other cause's.
+      const auto own = lab.explain_words.find(to_string(cause));
+      if (own != lab.explain_words.end()) CHECK_THAT(lead.text, Catch::Contains(own->second.substr(0, 40)));
+      for (const auto& [other, words] : lab.explain_words)
+        if (other != to_string(cause)) CHECK_FALSE(contains_phrase(lead.text, words.substr(0, 40)));
+      CheckResult r = failed(CheckKind::speed, {message});
+      r.measurements = {{"ratio", 0.5, "x"}};
+      lead_by_access(lead.text, r);
+      // One diagnosis; the message keeps how slow it is, not the causes it offered.
+      const auto lines = read(*speed, r);
+      holds_one_diagnosis(lines,
+                          {"not coalesced?", "bank conflicts cost", "If it runs down a column", "pad the"});
+      REQUIRE(lines.size() >= 2);
+      CHECK_THAT(lines[1], Catch::EndsWith("x."));
+    }
+  }
 }
 
 namespace {

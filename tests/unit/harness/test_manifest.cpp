@@ -1,3 +1,4 @@
+#include <map>
 #include <string>
 
 #include "cudalab/catch.h"
@@ -111,18 +112,38 @@ TEST_CASE("launchers names the global functions the tests call in the student fi
              Catch::Contains("'launchers' must be a list of strings"));
 }
 
+TEST_CASE("[explain] holds the lab's words for each cause a slow kernel's diagnosis names",
+          "[manifest][harness]") {
+  CHECK(parse_lab(kGood, "l", "x").explain_words.empty());
+  const LabSpec lab =
+      parse_lab(kGood + "\n[explain]\ntraffic = \"load each tile once\"\nlaunch = \"16 x 16\"\n", "l", "x");
+  CHECK(lab.explain_words ==
+        std::map<std::string, std::string>{{"traffic", "load each tile once"}, {"launch", "16 x 16"}});
+  CHECK_THAT(
+      error_of(kGood + "\n[explain]\nreuse = \"x\"\n"),
+      Catch::Contains("[explain]: unknown cause 'reuse' (known: conflicts, launch, traffic, uncoalesced)"));
+  CHECK_THAT(error_of(kGood + "\n[explain]\ntraffic = 3\n"), Catch::Contains("traffic"));
+  CHECK_THAT(error_of(kGood + "\n[words]\n"),
+             Catch::Contains("unknown table 'words' (known: [lab], [[check]], [explain])"));
+}
+
 TEST_CASE("A manifest file that does not exist is reported by name", "[manifest][harness]") {
   CHECK_THROWS_WITH(load_lab("/nonexistent/lab.toml"), Catch::Contains("/nonexistent/lab.toml"));
 }
 
-TEST_CASE("a speed check may name the correctness check whose access report explains it",
+TEST_CASE("a speed check may name the correctness check whose access report explains it, or itself",
           "[manifest][harness]") {
   const std::string with =
       replace(kGood, "requires = [\"square\"]", "requires = [\"square\"]\nexplain = \"square\"");
   CHECK(parse_lab(with, "l", "x").checks[1].explain == "square");
   CHECK(parse_lab(kGood, "l", "x").checks[1].explain.empty());
-  CHECK(error_of(replace(kGood, "requires = [\"square\"]", "requires = [\"square\"]\nexplain = \"fast\""))
-            .find("not an earlier correctness check's id") != std::string::npos);
+  // Itself: its counting run, one call at a small shape.
+  CHECK(parse_lab(replace(kGood, "requires = [\"square\"]", "requires = [\"square\"]\nexplain = \"fast\""),
+                  "l", "x")
+            .checks[1]
+            .explain == "fast");
+  CHECK(error_of(replace(kGood, "requires = [\"square\"]", "requires = [\"square\"]\nexplain = \"slow\""))
+            .find("neither an earlier correctness check's id nor this check's own") != std::string::npos);
   CHECK(error_of(replace(kGood, "points = 20", "points = 20\nexplain = \"square\""))
             .find("explain is for speed checks") != std::string::npos);
 }
