@@ -138,24 +138,31 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
 void Grader::run_speed_checks(Checking& c) {
   SubmissionGrade& g = c.grade;
   const int slot = c.staged.slot;
-  // A roofline check's traffic count (chart_traffic) is CPU work: it runs
-  // beside the next check's GPU timing, one at a time (it may build in the
-  // slot's folder, as a slow check's explanation does), and its words join
-  // the check's result when it is done.
+  // What follows a timing is CPU work that only adds words: a slow check's
+  // explanation (explain_slow: its counts in CPU mode against the
+  // reference's) and a roofline check's traffic count (chart_traffic). It
+  // runs beside the next check's GPU timing, one check's at a time (both may
+  // build in the slot's folder), and joins the check's result when done.
+  struct Words {
+    std::optional<std::vector<std::string>> failures;  // explained: the lead first
+    CheckResult counted;                               // chart_traffic's notes and counts
+  };
   struct Counting {
     std::size_t lab, check;
-    std::future<CheckResult> words;
+    std::future<Words> words;
   };
   std::optional<Counting> counting;
   const auto settle = [&] {
     if (!counting) return;
-    const CheckResult extra = counting->words.get();
-    // Words through edit_words, which keeps measurements as they are; the
-    // counts through the one door for a chart's numbers.
+    const Words extra = counting->words.get();
+    // Words through edit_words, which keeps the verdict and measurements as
+    // they are; the counts through the one door for a chart's numbers.
     Judged& done = *c.done[counting->lab][counting->check];
-    done.edit_words(
-        [&](CheckResult& w) { w.notes.insert(w.notes.end(), extra.notes.begin(), extra.notes.end()); });
-    done.add_chart_measurements(extra.measurements);
+    done.edit_words([&](CheckResult& w) {
+      if (extra.failures) w.failures = *extra.failures;
+      w.notes.insert(w.notes.end(), extra.counted.notes.begin(), extra.counted.notes.end());
+    });
+    done.add_chart_measurements(extra.counted.measurements);
     counting.reset();
   };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
@@ -196,22 +203,29 @@ void Grader::run_speed_checks(Checking& c) {
       std::optional<Traced> traced;
       if (have_traces) traced = std::move(c.traced[i][k]);
       Judged r = run_speed_check(cc, *lab.spec, check, slot, launch, std::move(traced));
-      if (!check.explain.empty()) {
-        settle();
-        r.edit_words([&](CheckResult& words) { explain_slow(lc, *lab.spec, check, slot, launch, words); });
-      }
       profile(fmt::format("slot {}: {} {} ran", slot, lab.spec->id, check.id));
       const CheckResult timed = r.result();
       c.done[i][k] = std::move(r);
       settle();
-      counting = Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed] {
-                            CheckResult words;
+      counting = Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed, launch] {
+                            Words words;
+                            if (!check.explain.empty() && timed_and_failed(timed)) {
+                              CheckResult explained = timed;
+                              try {
+                                explain_slow(lc, *lab.spec, check, slot, launch, explained);
+                                words.failures = explained.failures;
+                              } catch (const std::exception& e) {
+                                // The lab's own message stands without a lead.
+                                profile(fmt::format("  {} {}: not explained: {}", lab.spec->id, check.id,
+                                                    e.what()));
+                              }
+                            }
                             try {
-                              chart_traffic(lc, *lab.spec, check, slot, timed, words);
+                              chart_traffic(lc, *lab.spec, check, slot, timed, words.counted);
                             } catch (const std::exception& e) {
                               // A chart without counts, never a grade without a result.
-                              words = CheckResult{};
-                              record_no_traffic(e.what(), words);
+                              words.counted = CheckResult{};
+                              record_no_traffic(e.what(), words.counted);
                             }
                             return words;
                           })};
