@@ -9,6 +9,7 @@ installed:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     from checklib import check, finish  # noqa: E402
 """
+import csv
 import sys
 
 failures = []  # what failed, in order: a script that keeps logs on failure reads it
@@ -24,6 +25,24 @@ def check(cond, what):
     else:
         failures.append(what)
     return bool(cond)
+
+
+def near(value, expected, tolerance=0.011):
+    """A number as a CSV cell holds it (a string, maybe empty) within tolerance of expected."""
+    try:
+        return abs(float(value) - expected) < tolerance
+    except (TypeError, ValueError):
+        return False
+
+
+def rows_of(path):
+    """A CSV file's rows as dicts by its header; none (and why, printed) if it cannot be read."""
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError as e:
+        print(f"cannot read {path}: {e}")
+        return []
 
 
 def skip(why):
