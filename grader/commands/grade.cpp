@@ -356,11 +356,8 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
                    times, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
   if (!a.shard.empty()) {
     // A share of the batch: the gradebook is the collecting step's.
-    fmt::print(
-        "\nshard {}/{}: submissions {} to {} of {}; the gradebook: cudalab grade --batch {} --out {} "
-        "--collect{}\n",
-        shard.index, shard.count, first + 1, last, entries.size(), a.batch, out.string(),
-        a.from.empty() ? "" : " --from " + a.from);
+    fmt::print("\nshard {}/{}: submissions {} to {} of {}; the gradebook: {}\n", shard.index, shard.count,
+               first + 1, last, entries.size(), shell_line(collect_command(a, out)));
     return !todo.empty() && !any_gpu ? kNoGpu : kOk;
   }
   write_batch_views(batch, out);
@@ -501,8 +498,9 @@ int GradeCommand::run() {
   // Without a usable GPU, the correctness checks are graded in CPU mode: a
   // provisional grade (exit code 3). --no-cpu leaves it to the course file
   // (cpu_mode = true), as the autograder does: nothing is graded without a GPU
-  // unless the course allows it.
-  if (!a.prepare && !a.no_cpu && !course.cpu_mode) {
+  // unless the course allows it. --collect grades nothing: its job (a Slurm
+  // batch's last, on a node without a GPU) neither probes nor builds the probe.
+  if (!a.prepare && !a.collect && !a.no_cpu && !course.cpu_mode) {
     const GpuProbe gpu = probe_gpu(/*build=*/true);
     if (!gpu.usable) {
       cfg.cpu_fallback = true;

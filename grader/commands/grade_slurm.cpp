@@ -9,6 +9,8 @@
 
 #include "common.h"
 #include "files.h"
+#include "gradebook.h"
+#include "intake.h"
 #include "process.h"
 #include "sandbox.h"
 #include "slurm.h"
@@ -17,6 +19,28 @@
 namespace fs = std::filesystem;
 
 namespace cudalab {
+
+std::vector<std::string> collect_command(const GradeCommand::Args& a, const fs::path& out) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  std::vector<std::string> argv = {self.empty() ? "cudalab" : self.string(),
+                                   "grade",
+                                   "--batch",
+                                   fs::absolute(a.batch).string(),
+                                   "--out",
+                                   fs::absolute(out).string(),
+                                   "--collect"};
+  if (!a.course.empty()) argv.insert(argv.end(), {"--course", fs::absolute(a.course).string()});
+  if (!a.assignment.empty()) argv.insert(argv.end(), {"--assignment", a.assignment});
+  if (!a.from.empty()) argv.insert(argv.end(), {"--from", a.from});
+  return argv;
+}
+
+std::string shell_line(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& w : argv) line += (line.empty() ? "" : " ") + shell_quote(w);
+  return line;
+}
 
 int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::path& out) {
   if (count == 0) {
@@ -73,33 +97,31 @@ int submit_to_slurm(const GradeCommand::Args& a, std::size_t count, const fs::pa
                                       "--output=" + (fs::absolute(dir) / "collect-%j.log").string()};
   for (const auto& o : a.sbatch)
     if (o.rfind("--gres", 0) != 0 && o.rfind("--gpus", 0) != 0 && o.rfind("-G", 0) != 0) collect.push_back(o);
-  std::string wrap;
-  for (const auto& w :
-       std::vector<std::string>{grade[0], "grade", "--batch", grade[3], "--out", grade[5], "--collect"})
-    wrap += shell_quote(w) + " ";
-  if (!a.course.empty()) wrap += "--course " + shell_quote(fs::absolute(a.course).string()) + " ";
-  if (!a.assignment.empty()) wrap += "--assignment " + shell_quote(a.assignment) + " ";
-  if (!a.from.empty()) wrap += "--from " + shell_quote(a.from);
-  collect.insert(collect.end(), {"--wrap", wrap});
+  // One command line for the job and for the instructor who collects by hand,
+  // so that neither loses the export's platform or the assignment.
+  const std::string by_hand = shell_line(collect_command(a, out));
+  collect.insert(collect.end(), {"--wrap", by_hand});
   if (!submit(collect, collect_id)) {
     fmt::print(stderr,
-               "cudalab: the grading array {} was submitted; collect by hand when it is done:\n  {} grade "
-               "--batch {} --out {} --collect{}\n",
-               array_id, self.string(), a.batch, out.string(), a.from.empty() ? "" : " --from " + a.from);
+               "cudalab: the grading array {} was submitted; collect by hand when it is done:\n  {}\n",
+               array_id, by_hand);
     return kFailed;
   }
+  std::string books = (out / "grades.csv").string();
+  if (const auto platform = parse_platform(a.from))
+    books +=
+        fmt::format(", {} and {}", (out / gradebook_file(*platform)).string(), (out / "feedback").string());
   fmt::print(
       "submitted {} submissions as Slurm job array {} ({} task{}, {} submission{} each at most), and job {} "
-      "to "
-      "collect the gradebook after it\n"
-      "  watch:    squeue -j {},{}\n"
-      "  logs:     {}/task-{}_<task>.log\n"
-      "  gradebook: {} (when job {} is done; or by hand: cudalab grade --batch {} --out {} --collect)\n"
+      "to collect the gradebook after it\n"
+      "  watch:     squeue -j {},{}\n"
+      "  logs:      {}/task-{}_<task>.log\n"
+      "  gradebook: {} (when job {} is done)\n"
+      "  by hand:   {}\n"
       "A task that fails can be submitted again: graded submissions are skipped (--force grades them "
       "again).\n",
       count, array_id, tasks, tasks == 1 ? "" : "s", a.slurm_chunk, a.slurm_chunk == 1 ? "" : "s", collect_id,
-      array_id, collect_id, dir.string(), array_id, (out / "grades.csv").string(), collect_id, a.batch,
-      out.string());
+      array_id, collect_id, dir.string(), array_id, books, collect_id, by_hand);
   return kOk;
 }
 

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 SRC, CUDALAB, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 LABS = ["01_coalescing", "04_transpose"]
 GPU = "Test GPU 80GB (sm_90, 132 SMs, 3352 GB/s peak DRAM, 50 MB L2, driver 13.0, runtime 13.0)"
@@ -37,17 +40,6 @@ RATIOS = {
     ("speed", "solution"): [0.999, 1.000, 0.998],
     ("speed", "no_padding"): [0.95, 0.94, 0.95],  # too close: the rules cannot be met
 }
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def run(args, env=None):
@@ -185,5 +177,4 @@ print(out, err)
 check(rc == 3, f"no GPU: exit code 3, got {rc}")
 check("calibration needs a GPU" in err, "no GPU: says calibration needs one")
 
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -38,20 +38,12 @@ import tempfile
 import tomllib
 import zipfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 SRC, CUDALAB, WORK = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 END_TO_END = "--end-to-end" in sys.argv[4:]
 HERE = os.path.dirname(os.path.abspath(__file__))
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
 
 
 def bundle(*args):
@@ -315,5 +307,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -33,20 +33,12 @@ import sys
 import tempfile
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 # Absolute: the steps run in folders of their own.
 SRC, CUDALAB, WORK = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 WORKFLOW = os.path.join(SRC, "tools", "classroom.yml")
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
 
 
 def indent(line):
@@ -240,5 +232,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -20,21 +20,13 @@ import sys
 import tempfile
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 SRC, CUDALAB, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 LAB = "01_coalescing"
 # Every lab of the tree (a folder of labs/ with a lab.toml), as the grader finds them.
 LABS = sorted(d for d in os.listdir(os.path.join(SRC, "labs")) if os.path.isfile(os.path.join(SRC, "labs", d, "lab.toml")))
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
 
 
 def grade(*args):
@@ -111,5 +103,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

@@ -31,23 +31,15 @@ import sys
 import tempfile
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 # Absolute: the steps run in folders of their own.
 SRC, CUDALAB, WORK = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 LAB = "01_coalescing"
 # Every lab of the tree (a folder of labs/ with a lab.toml), as the grader finds them.
 LABS = sorted(d for d in os.listdir(os.path.join(SRC, "labs")) if os.path.isfile(os.path.join(SRC, "labs", d, "lab.toml")))
 ENTRY = os.path.join(SRC, "grader", "autograder", "run_prairielearn")
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
 
 
 def run_job(root, student_files=(), course=None, course_env=None, tests_dir=None):
@@ -193,5 +185,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

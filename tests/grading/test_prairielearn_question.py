@@ -35,6 +35,9 @@ import re
 import sys
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 SRC = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 QUESTIONS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(SRC, "grader", "autograder", "prairielearn", "questions")
@@ -42,18 +45,6 @@ COURSE_FILE = sys.argv[3] if len(sys.argv) > 3 else os.path.join(SRC, "course.to
 ENTRYPOINT = "/autograder/source/grader/autograder/run_prairielearn"
 IMAGE_ROOT = "/autograder/source/"  # where grader/autograder/Dockerfile copies the checkout
 PL_MAX_TIMEOUT_S = 600  # PrairieLearn's externalGradingMaximumTimeout (docs: externalGrading.md)
-
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
 
 
 # --- a JSON Schema (draft-07) validator for the keywords PrairieLearn's schema uses
@@ -286,5 +277,4 @@ for q in folders:
                     f"(refresh it with: cp {os.path.relpath(skeleton, SRC)} {os.path.relpath(qdir, SRC)}/)")
 check(len(set(uuids)) == len(uuids), "every question has a uuid of its own")
 
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

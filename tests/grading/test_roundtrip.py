@@ -24,7 +24,6 @@ it grades in the CPU-mode gallery's folder after it: little is left to build.
 
   test_roundtrip.py SOURCE_ROOT CUDALAB_BINARY WORK_DIR [PLATFORM...]
 """
-import csv
 import json
 import os
 import shutil
@@ -33,22 +32,14 @@ import sys
 import tempfile
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish, near, rows_of  # noqa: E402
+
 SRC, CUDALAB, WORK = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 PLATFORMS = sys.argv[4:] or ["gradescope", "prairielearn", "classroom"]
 LAB = "03_tiling"
 LABS = sorted(d for d in os.listdir(os.path.join(SRC, "labs")) if os.path.isfile(os.path.join(SRC, "labs", d, "lab.toml")))
 DUE = "2026-12-05T23:59:00-05:00"
-failures = []
-passes = 0
-
-
-def check(cond, what):
-    global passes
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if cond:
-        passes += 1
-    else:
-        failures.append(what)
 
 
 with open(os.path.join(SRC, "labs", LAB, "lab.toml"), "rb") as f:
@@ -79,22 +70,6 @@ def grade(export, platform, out, course):
     r = subprocess.run(args, capture_output=True, text=True)
     print(r.stdout[-4000:] + r.stderr[-4000:], flush=True)
     return r.returncode, r.stdout + r.stderr
-
-
-def rows_of(path):
-    try:
-        with open(path, newline="") as f:
-            return list(csv.DictReader(f))
-    except OSError as e:
-        print(f"cannot read {path}: {e}")
-        return []
-
-
-def near(a, b):
-    try:
-        return abs(float(a) - b) < 0.011
-    except (TypeError, ValueError):
-        return False
 
 
 def feedback(out, name):
@@ -275,5 +250,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{passes} passed, {len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

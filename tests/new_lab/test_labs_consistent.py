@@ -13,14 +13,10 @@ import re
 import sys
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 SRC = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 labs_dir = os.path.join(SRC, "labs")
@@ -49,5 +45,4 @@ for lab in labs:
     for c in cases:
         check(c in names, f"{lab}: the TEST_CASE \"{c}\" has its [[check]] in lab.toml")
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

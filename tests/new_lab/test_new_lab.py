@@ -16,14 +16,10 @@ import sys
 import tempfile
 import tomllib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 SRC = sys.argv[1]
-failures = []
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 def snapshot(root):
@@ -94,5 +90,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()

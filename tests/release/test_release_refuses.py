@@ -18,9 +18,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, finish  # noqa: E402
+
 SRC = sys.argv[1]
 RELEASE = os.path.join(SRC, "tools", "release.py")
-failures = []
 
 SOLUTION = """\
 #include "cudalab/lab.cuh"
@@ -37,12 +39,6 @@ __global__ void copy_kernel(const float* in, float* out, int n) {
 }
 void copy(const float* in, float* out, int n) { CUDALAB_TODO("lab1: launch copy_kernel"); }
 """
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what, flush=True)
-    if not cond:
-        failures.append(what)
 
 
 def write(path, text):
@@ -95,5 +91,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print(f"{len(failures)} failed")
-sys.exit(1 if failures else 0)
+finish()
