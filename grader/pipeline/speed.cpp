@@ -207,28 +207,28 @@ void Grader::run_speed_checks(Checking& c) {
       const CheckResult timed = r.result();
       c.done[i][k] = std::move(r);
       settle();
-      counting = Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed, launch] {
-                            Words words;
-                            if (!check.explain.empty() && timed_and_failed(timed)) {
-                              CheckResult explained = timed;
-                              try {
-                                explain_slow(lc, *lab.spec, check, slot, launch, explained);
-                                words.failures = explained.failures;
-                              } catch (const std::exception& e) {
-                                // The lab's own message stands without a lead.
-                                profile(fmt::format("  {} {}: not explained: {}", lab.spec->id, check.id,
-                                                    e.what()));
-                              }
-                            }
-                            try {
-                              chart_traffic(lc, *lab.spec, check, slot, timed, words.counted);
-                            } catch (const std::exception& e) {
-                              // A chart without counts, never a grade without a result.
-                              words.counted = CheckResult{};
-                              record_no_traffic(e.what(), words.counted);
-                            }
-                            return words;
-                          })};
+      counting =
+          Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed, launch] {
+                     Words words;
+                     if (!check.explain.empty() && timed_and_failed(timed)) {
+                       CheckResult explained = timed;
+                       try {
+                         explain_slow(lc, *lab.spec, check, slot, launch, explained);
+                         words.failures = explained.failures;
+                       } catch (const std::exception& e) {
+                         // The lab's own message stands without a lead.
+                         profile(fmt::format("  {} {}: not explained: {}", lab.spec->id, check.id, e.what()));
+                       }
+                     }
+                     try {
+                       chart_traffic(lc, *lab.spec, check, slot, timed, words.counted);
+                     } catch (const std::exception& e) {
+                       // A chart without counts, never a grade without a result.
+                       words.counted = CheckResult{};
+                       record_no_traffic(e.what(), words.counted);
+                     }
+                     return words;
+                   })};
     }
   }
   settle();
