@@ -38,14 +38,6 @@ std::vector<double> to_double(const std::vector<float>& values) {
   return std::vector<double>(values.begin(), values.end());
 }
 
-bool cpu_mode() {
-#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
-  return true;
-#else
-  return false;
-#endif
-}
-
 const std::string& sanitizer() {
   static const std::string tool = [] {
     const char* env = std::getenv("CUDALAB_SANITIZER");
@@ -97,14 +89,6 @@ bool too_big_for_cpu_mode(double buffer_elements) {
         kLimit);
   });
   return true;
-}
-
-const std::string& traffic_of() {
-  static const std::string who = [] {
-    const char* env = std::getenv("CUDALAB_TRAFFIC");
-    return std::string(cpu_mode() && env ? env : "");
-  }();
-  return who;
 }
 
 bool speed_not_measurable() {
