@@ -280,9 +280,10 @@ SlowLead slow_lead(const AccessCount& yours, const AccessCount* reference,
       "CPU mode counts your kernel's memory accesses as the reference's ({} of global traffic where the "
       "reference's requests {}, every access near its ideal sectors{})",
       human_bytes(mine.global_bytes), human_bytes(theirs.global_bytes),
-      mine.uses_shared()
-          ? fmt::format(", at most {:.1f} bank conflicts per shared request", mine.worst_conflicts())
-          : "");
+      !mine.uses_shared() ? std::string()
+      : mine.worst_conflicts() < 0.05
+          ? std::string(", no bank conflicts in shared memory")
+          : fmt::format(", at most {:.1f} bank conflicts per shared request", mine.worst_conflicts()));
   for (auto it = yours.launches.rbegin(); it != yours.launches.rend(); ++it) {
     const auto ref = std::find_if(reference->launches.rbegin(), reference->launches.rend(),
                                   [&](const auto& r) { return r.first == it->first; });

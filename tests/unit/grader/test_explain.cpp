@@ -86,6 +86,8 @@ TEST_CASE("bank conflicts the reference has as well do not lead", "[explain][gra
   CHECK(lead.cause == SlowCause::matches);
   // Without the reference's count they do.
   CHECK(slow_lead(conflicted, nullptr, {}, "").cause == SlowCause::conflicts);
+  // What it counts is said as it is.
+  CHECK_THAT(lead.text, Catch::Contains("at most 3.0 bank conflicts per shared request"));
 }
 
 TEST_CASE("a padded tile launched otherwise than the reference leads with the launch, naming both",
@@ -105,6 +107,9 @@ TEST_CASE("a padded tile launched otherwise than the reference leads with the la
   CHECK_THAT(lead.text, Catch::Contains("your launch on the GPU: grid (256, 256, 1), block (32, 32, 1)"));
   CHECK_THAT(lead.text, Catch::Contains("32 x 32 threads"));
   CHECK(lead.text.find("bank conflicts:") == std::string::npos);
+  // A padded tile has none to speak of: said in words, not as "at most 0.0".
+  CHECK_THAT(lead.text,
+             Catch::Contains("every access near its ideal sectors, no bank conflicts in shared memory"));
 }
 
 TEST_CASE("counts and launch as the reference's say so and name no cause", "[explain][grader]") {
