@@ -90,11 +90,7 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
     return file;
   }
   fs::create_directories(file.parent_path());
-  RunContext rc = ctx;
-  rc.binary = binary;
-  rc.sanitizer.clear();
-  rc.reference_evidence.clear();
-  rc.reference_s = 0;
+  RunContext rc = bare_run(ctx, binary);
   // A name of its own: Slurm tasks on several nodes may compute it at once in
   // one shared grading folder; the rename below is atomic and the contents equal.
   char host[256] = "";
@@ -124,12 +120,7 @@ double Grader::reference_speed_seconds(const RunContext& ctx, const LabSpec& lab
   const std::lock_guard<std::mutex> lock(record_lock(time_file));
   if (current(time_file, binary)) return read_seconds(time_file);
   fs::create_directories(time_file.parent_path());
-  RunContext rc = ctx;
-  rc.binary = binary;
-  rc.sanitizer.clear();
-  rc.reference_evidence.clear();
-  rc.evidence_out.clear();
-  rc.reference_s = 0;
+  RunContext rc = bare_run(ctx, binary);
   rc.role = RunRole::reference;
   const CheckResult r = run_reference_check(rc, lab, check).said;
   // Its time counts if the check ran to its end (a pass, or a ratio below the
