@@ -140,16 +140,21 @@ std::set<std::string> object_kernels(const std::filesystem::path& object, std::s
 // the harness's libraries, the lab's checks library (tests and references),
 // the C and C++ runtime's shared libraries, and the CUDA runtime
 // (`cudart_static`, libcudart_static.a; CPU mode: simt's library). Each
-// library is read once per process (cached by path and time). Libraries that
-// are missing are skipped; `error` says which could not be read.
+// library is read once per process, and once in all where `cache_dir` is
+// given (see library_names). Libraries that are missing are skipped; `error`
+// says which could not be read.
 Owners link_owners(const std::filesystem::path& build, const std::string& lab, bool cpu_mode,
-                   const std::filesystem::path& cudart_static, std::string& error);
+                   const std::filesystem::path& cudart_static, std::string& error,
+                   const std::filesystem::path& cache_dir = {});
 
 // The defined global names of a library or object (nm; -D for a shared
-// library), cached per process by path and modification time; nullptr and
-// `error` if nm could not read it.
+// library); nullptr and `error` if nm could not read it. Kept per process and,
+// where `cache_dir` is given, in a file there for the next grader run (a warm
+// grade spends no nm run on the C, C++ and CUDA runtimes). Either is used only
+// for the very same file: same device, inode, size, modification and change
+// time.
 std::shared_ptr<const NameMap> library_names(const std::filesystem::path& lib, bool shared,
-                                             std::string& error);
+                                             std::string& error, const std::filesystem::path& cache_dir = {});
 
 // libcudart_static.a of the toolkit whose nvcc is `nvcc` (a path, or a name
 // looked up in PATH); empty if not found.

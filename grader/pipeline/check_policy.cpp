@@ -128,7 +128,9 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
       for (const auto& g : db)  // the CUDA runtime next to the nvcc that compiled the GPU object
         if (const auto argv = split_command(g.value("command", "")); object_of(g, f, false) && !argv.empty())
           cudart = find_cudart_static(argv[0]);
-      const Owners owners = link_owners(build_, lab.id, cpu_mode, cudart, error);
+      // The runtimes' names, read by nm once per work folder (a warm grade
+      // spends none of its time on them).
+      const Owners owners = link_owners(build_, lab.id, cpu_mode, cudart, error, cfg_.work_dir / "names");
       rules.owners = &owners;
       if (cpu_mode)  // its kernels are those of the same file's GPU object (no stubs here)
         for (const auto& g : db)

@@ -2,8 +2,8 @@
 // side by side: each runs alone in its own confined process with its own
 // limit (a Claim), and the judge compares its outputs with the reference's
 // (judged.h). They time nothing, so they may share the GPU; so may the
-// speed checks' traced runs, which join them as soon as the checks they
-// require passed.
+// speed checks' traced runs, which join them as soon as the processes of the
+// checks they require claimed a pass (the judge still decides those).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -29,23 +29,19 @@ void Grader::run_correctness(Checking& c) {
   c.traced.assign(g.labs.size(), {});
   for (std::size_t i = 0; i < g.labs.size(); ++i) c.traced[i].resize(g.labs[i].spec->checks.size());
 
-  // Per lab and check: a speed check still waiting for the checks it
-  // requires (their ids), or nothing. A speed check whose requirements are
-  // not all among this run's correctness checks is traced by the speed stage.
-  std::vector<std::vector<std::vector<std::string>>> waiting(g.labs.size());
+  // Per lab and check: whether its trace is queued. A speed check whose
+  // requirements are not all among this run's correctness checks is traced
+  // by the speed stage.
   std::vector<std::vector<bool>> queued(g.labs.size());
-  for (std::size_t i = 0; i < g.labs.size(); ++i) {
-    const auto& checks = g.labs[i].spec->checks;
-    waiting[i].resize(checks.size());
-    queued[i].assign(checks.size(), false);
-  }
+  for (std::size_t i = 0; i < g.labs.size(); ++i) queued[i].assign(g.labs[i].spec->checks.size(), false);
   const auto planned = [&](std::size_t lab, const std::string& id) {
     return std::any_of(c.correctness.begin(), c.correctness.end(), [&](const auto& p) {
       return p.lab == lab && g.labs[lab].spec->checks[p.check].id == id;
     });
   };
-  std::mutex lock;  // guards waiting, queued and the passes below
-  std::vector<std::vector<std::string>> passed(g.labs.size());
+  std::mutex lock;  // guards queued and the claims below
+  // Per lab, the checks whose process claimed a pass (before the judge's word).
+  std::vector<std::vector<std::string>> claimed(g.labs.size());
   TaskPool pool;
   std::atomic<std::size_t> finished{0};  // correctness checks, for the progress line
   const auto trace = [&](std::size_t lab, std::size_t k) {
@@ -66,14 +62,14 @@ void Grader::run_correctness(Checking& c) {
            std::all_of(check.required.begin(), check.required.end(),
                        [&](const std::string& id) { return planned(lab, id); });
   };
-  // Traces to start now: those whose requirements all passed already.
+  // Traces to start now: those whose requirements all claimed a pass already.
   const auto release = [&](std::size_t lab) {
     const auto& checks = g.labs[lab].spec->checks;
     for (std::size_t k = 0; k < checks.size(); ++k) {
       if (queued[lab][k] || !traceable(lab, k)) continue;
       const auto& need = checks[k].required;
       if (std::all_of(need.begin(), need.end(), [&](const std::string& id) {
-            return std::find(passed[lab].begin(), passed[lab].end(), id) != passed[lab].end();
+            return std::find(claimed[lab].begin(), claimed[lab].end(), id) != claimed[lab].end();
           })) {
         queued[lab][k] = true;
         trace(lab, k);
@@ -94,17 +90,20 @@ void Grader::run_correctness(Checking& c) {
       // The student's process claims; the judge compares its outputs with the reference's.
       Claim claim = run_student_check(p.ctx, spec, check);
       const double process_s = since(t0);
+      // The speed checks that need this one are traced while the judge reads
+      // its outputs (a trace times nothing and decides nothing): where the
+      // judge then fails it, the speed stage drops the trace unread.
+      if (claim.said.verdict == Verdict::pass) {
+        const std::lock_guard<std::mutex> guard(lock);
+        claimed[p.lab].push_back(check.id);
+        release(p.lab);
+      }
       const auto t1 = clock::now();
       Judged judged = judge_correctness(std::move(claim), p.ctx.reference_evidence, check);
       profile(fmt::format("  {} {} ran: its process {:.2f} s, judged in {:.2f} s", spec.id, check.id,
                           process_s, since(t1)));
-      const bool pass = judged.passed();
       if (c.progress) c.progress->update(++finished, c.correctness.size(), spec.id + " " + check.id);
       c.ran[k] = std::move(judged);
-      if (!pass) return;
-      const std::lock_guard<std::mutex> guard(lock);
-      passed[p.lab].push_back(check.id);
-      release(p.lab);
     });
   {
     const std::lock_guard<std::mutex> guard(lock);

@@ -179,8 +179,8 @@ void Grader::run_speed_checks(Checking& c) {
       // A speed check counts only when the correctness checks it requires
       // passed (score.h): where one failed it is not timed at all, and says why.
       if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
-        // Traced beside the correctness checks before a second look failed
-        // one (a sanitizer's report): that trace is dropped unread.
+        // Traced beside the correctness checks before the judge or a second
+        // look (a sanitizer's report) failed one: that trace is dropped unread.
         if (have_traces && c.traced[i][k]) {
           std::error_code ec;
           fs::remove(c.traced[i][k]->file, ec);

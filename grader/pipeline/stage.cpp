@@ -198,8 +198,8 @@ void Grader::build_labs(Staging& s) {
   std::vector<std::string> targets;
   for (std::size_t i = 0; i < n; ++i)
     if (buildable(i)) targets.push_back(g.labs[i].spec->id + "-tests");
+  bool all_ok = false;
   if (!targets.empty()) {
-    bool all_ok = false;
     profile(fmt::format("slot {}: building {} labs", slot, targets.size()));
     build_targets(targets, slot, all_ok);
     profile(fmt::format("slot {}: built", slot));
@@ -210,8 +210,10 @@ void Grader::build_labs(Staging& s) {
   s.built.assign(n, false);
   for (std::size_t i = 0; i < n; ++i) {
     if (!buildable(i)) continue;
-    bool ok = false;
-    s.build_logs[i] = build_lab(g.labs[i].spec->id + "-tests", slot, ok);
+    // Where every lab built, each is built; where one did not, each is built
+    // again alone (a no-op for those that did), so a failure's log is its own.
+    bool ok = all_ok;
+    if (!all_ok) s.build_logs[i] = build_lab(g.labs[i].spec->id + "-tests", slot, ok);
     s.built[i] = ok;
     if (ok)
       s.policies[i] = std::async(std::launch::async,

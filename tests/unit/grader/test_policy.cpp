@@ -363,3 +363,65 @@ TEST_CASE("Kernels are the functions nvcc gives a host stub", "[policy][grader]"
   REQUIRE(v.size() == 1);
   CHECK(v[0].symbol == "helper(int)");
 }
+
+namespace {
+
+// The one file a folder of saved name lists holds.
+fs::path only_file(const fs::path& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path());
+  REQUIRE(files.size() == 1);
+  return files[0];
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  return text.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("A library's saved names serve the next grader run only while the library is the same file",
+          "[policy][grader]") {
+  const fs::path lib = objects().compile("owned", "int first_name(int x) { return x + 1; }\n");
+  const fs::path saved_dir = objects().dir / "names-a", forged_dir = objects().dir / "names-b",
+                 stale_dir = objects().dir / "names-c";
+  std::string error;
+  const auto first = library_names(lib, false, error, saved_dir);
+  REQUIRE(error.empty());
+  REQUIRE(first);
+  CHECK(first->count("_Z10first_namei") == 1);
+  // Saved, under the file's stamp: a run with that folder reads the list and
+  // runs no nm (shown by a list that says something nm would not).
+  const fs::path saved = only_file(saved_dir);
+  std::string text;
+  {
+    std::ifstream in(saved);
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  fs::create_directories(forged_dir);
+  std::ofstream(forged_dir / saved.filename()) << replaced(text, "_Z10first_namei", "_Z10other_namei");
+  const auto from_list = library_names(lib, false, error, forged_dir);
+  REQUIRE(from_list);
+  CHECK(from_list->count("_Z10other_namei") == 1);
+  // A list saved for another version of the file (another stamp) is not read.
+  fs::create_directories(stale_dir);
+  std::ofstream(stale_dir / saved.filename())
+      << replaced(replaced(text, "_Z10first_namei", "_Z10other_namei"), "\"stamp\":\"", "\"stamp\":\"9");
+  const auto stale = library_names(lib, false, error, stale_dir);
+  REQUIRE(stale);
+  CHECK(stale->count("_Z10first_namei") == 1);
+  CHECK(stale->count("_Z10other_namei") == 0);
+  // The library rewritten: its new names, in every folder and in the process.
+  const fs::path other = objects().compile("owned-other", "int second_name(int x) { return x - 1; }\n");
+  fs::copy_file(other, lib, fs::copy_options::overwrite_existing);
+  for (const fs::path& dir : {saved_dir, forged_dir}) {
+    const auto again = library_names(lib, false, error, dir);
+    REQUIRE(again);
+    CHECK(again->count("_Z11second_namei") == 1);
+    CHECK(again->count("_Z10first_namei") == 0);
+    CHECK(again->count("_Z10other_namei") == 0);
+  }
+  CHECK(error.empty());
+}
