@@ -449,20 +449,19 @@ ProcessOptions check_command(const RunContext& ctx, const LabSpec& lab, const Ch
     // Exact allocations: a write past a buffer must leave it for memcheck to see it.
     if (ctx.sanitizer == "memcheck") extra.push_back("CUDALAB_GUARD_BYTES=0");
   }
-  if (ctx.clean_env || !extra.empty()) {
-    auto env = ctx.clean_env ? minimal_environment() : std::map<std::string, std::string>{};
-    if (!ctx.clean_env)
-      for (char** e = environ; *e; ++e) {
-        const std::string kv(*e);
-        const auto eq = kv.find('=');
-        if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-      }
-    for (const auto& kv : extra) {
+  auto env = ctx.clean_env ? minimal_environment() : std::map<std::string, std::string>{};
+  if (!ctx.clean_env)
+    for (char** e = environ; *e; ++e) {
+      const std::string kv(*e);
       const auto eq = kv.find('=');
       if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
-    opt.env = env;
+  for (const auto& kv : extra) {
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  env["GLIBC_TUNABLES"] = with_huge_pages(env["GLIBC_TUNABLES"]);
+  opt.env = env;
   return opt;
 }
 

@@ -228,15 +228,12 @@ std::vector<std::pair<std::string, std::string>> feedback_files(const Gradebook&
     std::string text = fmt::format("student: {}{}\n", submitter_line(*r.who),
                                    others.empty() ? "" : fmt::format(" (with {})", fmt::join(others, "; ")));
     text += fmt::format("assignment: {}\n", g.assignment.empty() ? "(the course's labs)" : g.assignment);
-    text += fmt::format(
-        "submitted: {} ({}{})\n", r.handin->record.time.empty() ? "time not given" : r.handin->record.time,
-        platform_name(g.platform), r.handin->record.id.empty() ? "" : " submission " + r.handin->record.id);
-    if (r.grade && r.grade->late)
-      text += r.grade->late->days == 0
-                  ? fmt::format("late penalty: none, on time (due {})\n", r.grade->late->due)
-                  : fmt::format("late penalty: {} (due {}); {:.2f} points before it, {:.2f} after\n",
-                                r.grade->late->reason, r.grade->late->due, r.grade->late->score_before,
-                                r.grade->score);
+    // The submission's time and lateness are the report's own header
+    // (submission_header) where it has them; said here only where it has not.
+    if (!r.grade || !r.grade->submission)
+      text += fmt::format(
+          "submitted: {} ({}{})\n", r.handin->record.time.empty() ? "time not given" : r.handin->record.time,
+          platform_name(g.platform), r.handin->record.id.empty() ? "" : " submission " + r.handin->record.id);
     if (!r.problem.empty()) {
       text += fmt::format("\nnot graded: {}\nscore: 0 / {:g}\n", r.problem, max_score(g, r.grade));
       if (r.grade) text += "\n" + report_text(*r.grade);

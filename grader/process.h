@@ -52,6 +52,10 @@ ProcessResult run_process(const ProcessOptions& options);
 // LANG, CUDA_VISIBLE_DEVICES...): nothing the grader knows leaks to students.
 std::map<std::string, std::string> minimal_environment();
 
+// GLIBC_TUNABLES as given (the user's own, "" for none) with malloc's huge
+// pages added, unless it chooses them already: what a check runs with.
+std::string with_huge_pages(const std::string& tunables);
+
 // "SIGSEGV (segmentation fault)"
 std::string signal_name(int sig);
 

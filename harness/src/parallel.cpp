@@ -1,6 +1,10 @@
 #include "cudalab/parallel.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
@@ -23,6 +27,15 @@ unsigned thread_cap() {
 }
 
 }  // namespace
+
+void advise_huge_pages(void* p, std::size_t bytes) {
+  if (!p || bytes < (std::size_t{4} << 20)) return;
+  const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<std::uintptr_t>(p) + bytes) / page * page;
+  // A hint: where the kernel has no huge pages it says so and nothing changes.
+  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
 
 unsigned loop_threads(std::size_t n, std::size_t grain) {
   const std::size_t chunks = chunk_count(n, grain);

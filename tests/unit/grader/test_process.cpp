@@ -82,3 +82,10 @@ TEST_CASE("The minimal environment keeps PATH and drops the grader's secrets", "
   o.env = env;
   CHECK_THAT(run_process(o).output, Catch::Contains("[]"));
 }
+
+TEST_CASE("Checks run with malloc's huge pages, keeping the tunables the user set", "[process][grader]") {
+  CHECK(with_huge_pages("") == "glibc.malloc.hugetlb=1");
+  CHECK(with_huge_pages("glibc.malloc.arena_max=2") == "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1");
+  // The user's own choice of huge pages stands, even "none".
+  CHECK(with_huge_pages("glibc.malloc.hugetlb=0") == "glibc.malloc.hugetlb=0");
+}
