@@ -985,8 +985,11 @@ void write_cached_names(const std::filesystem::path& file, const std::string& pa
   std::error_code ec;
   std::filesystem::create_directories(file.parent_path(), ec);
   nlohmann::json j = {{"path", path}, {"stamp", stamp}, {"names", names}};
-  // Whole or not at all: another grader may read it meanwhile.
-  const std::filesystem::path tmp = file.string() + fmt::format(".{}.tmp", getpid());
+  // Whole or not at all: another grader may read it meanwhile (on another
+  // node too, where a Slurm array shares the grading folder).
+  char host[256] = {};
+  (void)gethostname(host, sizeof host - 1);
+  const std::filesystem::path tmp = file.string() + fmt::format(".{}.{}.tmp", host, getpid());
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << j.dump();
