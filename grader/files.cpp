@@ -1,5 +1,9 @@
 #include "files.h"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <fstream>
 #include <sstream>
 
@@ -20,14 +24,22 @@ std::string read_text(const std::filesystem::path& p) {
 bool write_text(const std::filesystem::path& p, const std::string& text) {
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  const std::filesystem::path tmp = p.string() + ".tmp";
+  // A temporary file of this writer's own: two graders (on two nodes of a
+  // Slurm array sharing the folder, or two threads) may write p at once.
+  static std::atomic<unsigned> writes{0};
+  char host[256] = {};
+  (void)gethostname(host, sizeof host - 1);
+  const std::filesystem::path tmp = p.string() + fmt::format(".{}.{}.{}.tmp", host, getpid(), writes++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return false;
-    out << text;
-    if (!out.flush()) return false;
+    if (!out || !(out << text) || !out.flush()) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return false;
+    }
   }
   std::filesystem::rename(tmp, p, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
   return !ec;
 }
 

@@ -2,20 +2,17 @@
 
 #include <cxxabi.h>
 #include <fmt/format.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <sstream>
-#include <tuple>
 #include <utility>
 
 #include "cudalab/elf.h"
+#include "names_cache.h"
 #include "process.h"
 #include "time_limits.h"
 
@@ -947,63 +944,6 @@ std::set<std::string> object_kernels(const std::filesystem::path& object, std::s
 
 // --- who owns the names of the link -----------------------------------------
 
-namespace {
-
-// What identifies one version of a file: a replaced or rewritten library has
-// another inode or change time (which no one can set back, unlike mtime).
-std::string file_stamp(const std::filesystem::path& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return {};
-  return fmt::format("{}:{}:{}:{}.{}:{}.{}", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
-                     st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-}
-
-std::filesystem::path cached_names_file(const std::filesystem::path& cache, const std::string& path,
-                                        bool shared) {
-  return cache / fmt::format("{:016x}{}.json", std::hash<std::string>{}(path), shared ? "-D" : "");
-}
-
-// The names read in an earlier grader run, if they are of this very file.
-std::shared_ptr<const NameMap> read_cached_names(const std::filesystem::path& file, const std::string& path,
-                                                 const std::string& stamp) {
-  std::ifstream in(file);
-  if (!in) return nullptr;
-  const auto j = nlohmann::json::parse(in, nullptr, false);
-  if (!j.is_object() || j.value("path", "") != path || j.value("stamp", "") != stamp) return nullptr;
-  const auto names = j.find("names");
-  if (names == j.end() || !names->is_object()) return nullptr;
-  auto set = std::make_shared<NameMap>();
-  for (const auto& [name, where] : names->items()) {
-    if (!where.is_string()) return nullptr;
-    set->emplace(name, where.get<std::string>());
-  }
-  return set;
-}
-
-void write_cached_names(const std::filesystem::path& file, const std::string& path, const std::string& stamp,
-                        const NameMap& names) {
-  std::error_code ec;
-  std::filesystem::create_directories(file.parent_path(), ec);
-  nlohmann::json j = {{"path", path}, {"stamp", stamp}, {"names", names}};
-  // Whole or not at all: another grader may read it meanwhile (on another
-  // node too, where a Slurm array shares the grading folder).
-  char host[256] = {};
-  (void)gethostname(host, sizeof host - 1);
-  const std::filesystem::path tmp = file.string() + fmt::format(".{}.{}.tmp", host, getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << j.dump();
-    if (!out) {
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-}
-
-}  // namespace
-
 std::shared_ptr<const NameMap> library_names(const std::filesystem::path& lib, bool shared,
                                              std::string& error, const std::filesystem::path& cache_dir) {
   static std::mutex mutex;
@@ -1019,9 +959,8 @@ std::shared_ptr<const NameMap> library_names(const std::filesystem::path& lib, b
   const std::string kept = cache_dir.string() + "\n" + key;
   auto it = cache.find(kept);
   if (it != cache.end() && it->second.first == stamp) return it->second.second;
-  const std::filesystem::path saved = cache_dir.empty() ? "" : cached_names_file(cache_dir, key, shared);
-  if (!saved.empty())
-    if (auto names = read_cached_names(saved, key, stamp)) {
+  if (!cache_dir.empty())
+    if (auto names = read_saved_names(cache_dir, key, stamp)) {
       cache[kept] = {stamp, names};
       return names;
     }
@@ -1042,7 +981,7 @@ std::shared_ptr<const NameMap> library_names(const std::filesystem::path& lib, b
     set->emplace(s.name.substr(0, s.name.find('@')), where);
   }
   cache[kept] = {stamp, set};
-  if (!saved.empty()) write_cached_names(saved, key, stamp, *set);
+  if (!cache_dir.empty()) save_names(cache_dir, key, stamp, *set);
   return set;
 }
 
@@ -1052,21 +991,16 @@ namespace {
 std::filesystem::path compiler_file(const std::string& name) {
   // Asked once per process: every lab's policy asks for the same libraries.
   static std::mutex mutex;
-  static std::map<std::string, std::filesystem::path> known;
+  static std::map<std::string, std::filesystem::path> known;  // found ones only: a failure is asked again
   std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = known.find(name); it != known.end()) return it->second;
-  std::filesystem::path& found = known[name];
   ProcessOptions opt;
   opt.argv = {"c++", "-print-file-name=" + name};
   opt.timeout_s = kCompilerQueryLimit_s;
   const ProcessResult p = run_process(opt);
   std::string out = p.output.substr(0, p.output.find('\n'));
-  if (!p.ok() || out.empty() || out == name) {
-    known.erase(name);  // asked again next time
-    return {};
-  }
-  found = out;
-  return found;
+  if (!p.ok() || out.empty() || out == name) return {};
+  return known[name] = out;
 }
 
 }  // namespace

@@ -53,9 +53,7 @@ double read_seconds(const fs::path& file) {
 }
 
 void write_seconds(const fs::path& file, double seconds) {
-  std::ofstream(file.string() + ".tmp") << fmt::format("{:.3f}\n", seconds);
-  std::error_code ec;
-  fs::rename(file.string() + ".tmp", file, ec);
+  (void)write_text(file, fmt::format("{:.3f}\n", seconds));
 }
 
 // The reference's evidence kept, per mode, for this many seeds: a batch on N
