@@ -300,6 +300,11 @@ RunContext bare_run(const RunContext& ctx, const std::filesystem::path& binary) 
   return rc;
 }
 
+std::filesystem::path reference_launches_file(const std::filesystem::path& reference_evidence) {
+  std::filesystem::path p = reference_evidence;
+  return p += ".launches";
+}
+
 std::string run_stem(const std::string& lab, const std::string& check) {
   static std::atomic<unsigned long> runs{0};
   return fmt::format("{}-{}-{}-{}", lab, check, getpid(), ++runs);
@@ -307,7 +312,7 @@ std::string run_stem(const std::string& lab, const std::string& check) {
 
 namespace {
 
-constexpr int kRecordFd = 3, kEvidenceFd = 4, kTraceFd = 5, kCodeFd = 6;
+constexpr int kRecordFd = 3, kEvidenceFd = 4, kTraceFd = 5, kCodeFd = 6, kLaunchesFd = 7;
 constexpr int kSanitizerExit = 86;
 
 // The files a check's process writes or reads. They reach it as descriptors
@@ -321,11 +326,14 @@ struct CheckFiles {
   // The speed replay's files: written by the student's run (its trace), read
   // by the grader's replay (the trace, the kernels).
   bool tracing = false, replaying = false;
-  Descriptor record_fd{-1}, evidence_fd{-1}, trace_fd{-1}, code_fd{-1};
+  // The reference's launches (cudalab/testing.h reference_launch): written
+  // beside its evidence by the reference's run, read by a student's.
+  Descriptor record_fd{-1}, evidence_fd{-1}, trace_fd{-1}, code_fd{-1}, launches_fd{-1};
 
   void close() {
     record_fd.reset();
     evidence_fd.reset();
+    launches_fd.reset();
     trace_fd.reset();
     code_fd.reset();
   }
@@ -342,6 +350,14 @@ std::string open_check_files(const RunContext& ctx, const CheckSpec& check, cons
   f.record_fd = Descriptor(::open(f.record.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
   if (f.with_evidence)
     f.evidence_fd = Descriptor(::open(f.evidence.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (f.with_evidence) {
+    const std::string launches = reference_launches_file(f.evidence).string();
+    if (!ctx.evidence_out.empty())
+      f.launches_fd = Descriptor(::open(launches.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+    else  // a student's run: the reference's table, where its run wrote one
+      f.launches_fd =
+          Descriptor(::open(reference_launches_file(ctx.reference_evidence).c_str(), O_RDONLY | O_CLOEXEC));
+  }
   if (f.record_fd.get() < 0 || (f.with_evidence && f.evidence_fd.get() < 0))
     return fmt::format("the grader could not create its record files in {}: {}", ctx.work_dir.string(),
                        std::strerror(errno));
@@ -417,6 +433,11 @@ ProcessOptions check_command(const RunContext& ctx, const LabSpec& lab, const Ch
     // against them.
     if (!ctx.evidence_out.empty()) opt.argv.push_back("--evidence-expected");
     opt.pass_fds.push_back({f.evidence_fd.get(), kEvidenceFd});
+    if (f.launches_fd.get() >= 0) {
+      opt.argv.insert(opt.argv.end(), {ctx.evidence_out.empty() ? "--reference-launches-fd" : "--launches-fd",
+                                       std::to_string(kLaunchesFd)});
+      opt.pass_fds.push_back({f.launches_fd.get(), kLaunchesFd});
+    }
   }
   if (f.tracing) {
     opt.argv.insert(opt.argv.end(), {"--trace-fd", std::to_string(kTraceFd)});

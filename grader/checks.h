@@ -129,6 +129,12 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
 // the reference's runs (judged.h wraps those as a Testimony).
 CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
 
+// Where the reference's run of a check writes its launches, one line a
+// launcher call (cudalab/testing.h reference_launch), beside its evidence; a
+// student's run of the same check reads them for its diagnosis. A grader's
+// build of a submission holds no reference to launch (-Dreference_code=absent).
+std::filesystem::path reference_launches_file(const std::filesystem::path& reference_evidence);
+
 // "<lab>-<check>-<pid>-<n>": a name for one run's files (record, evidence,
 // trace, staged binary) that no other run of this process shares, even of the
 // same check: a batch over several GPUs runs two submissions' checks at once.

@@ -67,6 +67,15 @@ nlohmann::json MesonProject::targets() const {
   return read_json(dir_ / "meson-info" / "intro-targets.json");
 }
 
+std::string MesonProject::option(const std::string& name) const {
+  const nlohmann::json options = read_json(dir_ / "meson-info" / "intro-buildoptions.json");
+  if (options.is_array())
+    for (const auto& o : options)
+      if (o.is_object() && o.value("name", "") == name && o.contains("value"))
+        return o["value"].is_string() ? o["value"].get<std::string>() : o["value"].dump();
+  return {};
+}
+
 ProcessOptions MesonProject::setup(const fs::path& source, const std::vector<std::string>& options,
                                    bool reconfigure, double timeout_s) const {
   ProcessOptions opt;

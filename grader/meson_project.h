@@ -38,6 +38,10 @@ class MesonProject {
   // Meson's introspection of the targets (meson-info/intro-targets.json): an
   // array where it could be read.
   nlohmann::json targets() const;
+  // The value of build option `name` as configured
+  // (meson-info/intro-buildoptions.json), as text; "" where it is not set or
+  // cannot be read.
+  std::string option(const std::string& name) const;
 
   // `meson setup` of this folder from `source`: a new folder as a release
   // build, or a configured one again (--reconfigure keeps its options), then

@@ -191,10 +191,22 @@ std::string Grader::build_reference_target(const LabSpec& lab, const std::string
 bool Grader::ensure_configured(int slot, std::string& error) {
   const fs::path build_ = build(slot), overlay_ = overlay(slot);
   const MesonProject project(build_);
-  const bool configured = project.configured();
+  bool configured = project.configured();
+  // A slot that builds submissions holds the labs' skeletons where the
+  // reference build holds the solutions (labs/meson.build): nothing of a
+  // solution is in any process, build folder or object a student's code
+  // meets. A folder configured otherwise (by an older grader) starts afresh:
+  // what it built from the solutions is not left in it.
+  const std::string reference_code = slot == kReferenceSlot ? "linked" : "absent";
+  if (configured && project.option("reference_code") != reference_code) {
+    std::error_code ec;
+    fs::remove_all(build_, ec);
+    configured = false;
+  }
   if (configured && has_labs(build_, cfg_.labs)) return true;
   sync_overlay(nullptr, slot);
-  std::vector<std::string> options = {"-Dlabs_dir=" + overlay_.string(), "-Dvariants=false"};
+  std::vector<std::string> options = {"-Dlabs_dir=" + overlay_.string(), "-Dvariants=false",
+                                      "-Dreference_code=" + reference_code};
   // Which GPUs to compile for: the build's own choice (auto: the visible
   // GPU's), unless the environment names them (the framework's tests do on a
   // machine without a GPU, to build one architecture instead of five).

@@ -152,63 +152,86 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
   std::vector<std::string> problems;
   for (const auto& f : lab.student_files) {
     const fs::path src = overlay_ / lab.id / f;
-    const nlohmann::json* entry = nullptr;
-    for (const auto& e : db)
-      if (student_object(e, overlay_, lab, f, /*cpu=*/false)) entry = &e;
-    if (!entry) continue;  // a build without CUDA: CPU mode translates the file first (the same includes)
-    // Its includes, from the compiler itself with the build's own flags,
-    // before anything is compiled; confined like the build.
-    const std::vector<std::string> argv = split_command(entry->value("command", ""));
-    std::vector<std::string> deps_cmd;
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-      if (argv[i] == "-o" || argv[i] == "-MF" || argv[i] == "-MQ" || argv[i] == "-MT") {
-        ++i;
-        continue;
+    // Every compile of the file, each with its own defines: the GPU build,
+    // CPU mode's (CUDALAB_CPU_MODE) and the access report's, whose sources
+    // are the file translated to C++ (the same includes, listed from the file
+    // itself as C++: the translation is made by the build, later). An
+    // include behind `#ifdef CUDALAB_CPU_MODE` is listed like any other.
+    const std::string access_prefix = "labs/" + lab.id + "-tests-access.p/";
+    std::vector<std::pair<const nlohmann::json*, bool>> entries;  // the entry, translated
+    const std::string translation_name = "cpu-" + lab.id + "-" + f + ".cpp";
+    for (const auto& e : db) {
+      const std::string file = e.value("file", "");
+      const bool access =
+          e.value("output", "").rfind(access_prefix, 0) == 0 && fs::path(file).filename() == translation_name;
+      if (student_object(e, overlay_, lab, f, /*cpu=*/false))
+        entries.emplace_back(&e, false);
+      else if (student_object(e, overlay_, lab, f, /*cpu=*/true) || access)
+        entries.emplace_back(&e, true);
+    }
+    for (const auto& [entry, translated] : entries) {
+      // Its includes, from the compiler itself with the build's own flags,
+      // before anything is compiled; confined like the build.
+      const std::vector<std::string> argv = split_command(entry->value("command", ""));
+      const std::string translation = entry->value("file", "");
+      std::vector<std::string> deps_cmd;
+      for (std::size_t i = 0; i < argv.size(); ++i) {
+        if (argv[i] == "-o" || argv[i] == "-MF" || argv[i] == "-MQ" || argv[i] == "-MT") {
+          ++i;
+          continue;
+        }
+        if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD") continue;
+        if (translated && (argv[i] == translation || build_ / argv[i] == fs::path(translation))) {
+          deps_cmd.insert(deps_cmd.end(), {"-x", "c++", src.string()});
+          continue;
+        }
+        deps_cmd.push_back(argv[i]);
       }
-      if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD") continue;
-      deps_cmd.push_back(argv[i]);
-    }
-    deps_cmd.push_back("-M");
-    ProcessOptions opt;
-    opt.cwd = build_.string();
-    opt.timeout_s = std::min(kIncludeListLimit_s, cfg_.course.build_timeout_s);
-    opt.output_cap = 4 << 20;
-    opt.niceness = 10;  // like the build it checks
-    fs::path scratch;
-    ProcessResult p;
-    try {
-      scratch = make_scratch_dir(fmt::format("includes-{}", slot));
-      opt.argv = sandboxed_argv(build_sandbox(slot, scratch), deps_cmd);
-      p = run_process(opt);
-    } catch (const std::exception& e) {
+      deps_cmd.push_back("-M");
+      ProcessOptions opt;
+      opt.cwd = build_.string();
+      opt.timeout_s = std::min(kIncludeListLimit_s, cfg_.course.build_timeout_s);
+      opt.output_cap = 4 << 20;
+      opt.niceness = 10;  // like the build it checks
+      fs::path scratch;
+      ProcessResult p;
+      try {
+        scratch = make_scratch_dir(fmt::format("includes-{}", slot));
+        opt.argv = sandboxed_argv(build_sandbox(slot, scratch), deps_cmd);
+        p = run_process(opt);
+      } catch (const std::exception& e) {
+        remove_scratch_dir(scratch);
+        return fmt::format("the grader cannot check includes confined: {}", e.what());
+      }
       remove_scratch_dir(scratch);
-      return fmt::format("the grader cannot check includes confined: {}", e.what());
+      std::vector<std::string> deps;
+      for (const auto& d :
+           p.ok() ? parse_deps(p.output) : failed_includes(p.output))  // relative to the build
+        deps.push_back(fs::path(d).is_absolute() ? d : (build_ / d).string());
+      for (const auto& inc : forbidden_includes(deps, cfg_.source_root, overlay_ / lab.id))
+        problems.push_back(
+            fmt::format("{} includes {}, a file of the course itself (tests or solutions): a submission must "
+                        "be its own code",
+                        f, inc));
+      if (!problems.empty()) continue;
+      const std::vector<fs::path> roots = include_roots(deps_cmd, build_, src);
+      std::error_code ec;
+      for (const auto& d : deps) {
+        const fs::path real = fs::weakly_canonical(d, ec);
+        if (d.size() > 2 && d.compare(d.size() - 2, 2, ".o") == 0) continue;  // the rule's target
+        if (std::none_of(roots.begin(), roots.end(), [&](const fs::path& r) { return beneath(real, r); }))
+          problems.push_back(fmt::format(
+              "{} includes {}, which is outside what a lab may include (the lab's own folder, the course's "
+              "headers, "
+              "the compiler's and CUDA's headers): the lab was not compiled, and nothing of that file is "
+              "shown",
+              f, printable(d)));
+      }
+      if (!p.ok() && p.timed_out)
+        problems.push_back(
+            fmt::format("{}: listing its includes did not finish within {:.0f} s", f, opt.timeout_s));
+      if (!problems.empty()) break;
     }
-    remove_scratch_dir(scratch);
-    std::vector<std::string> deps;
-    for (const auto& d : p.ok() ? parse_deps(p.output) : failed_includes(p.output))  // relative to the build
-      deps.push_back(fs::path(d).is_absolute() ? d : (build_ / d).string());
-    for (const auto& inc : forbidden_includes(deps, cfg_.source_root, overlay_ / lab.id))
-      problems.push_back(
-          fmt::format("{} includes {}, a file of the course itself (tests or solutions): a submission must "
-                      "be its own code",
-                      f, inc));
-    if (!problems.empty()) continue;
-    const std::vector<fs::path> roots = include_roots(deps_cmd, build_, src);
-    std::error_code ec;
-    for (const auto& d : deps) {
-      const fs::path real = fs::weakly_canonical(d, ec);
-      if (d.size() > 2 && d.compare(d.size() - 2, 2, ".o") == 0) continue;  // the rule's target
-      if (std::none_of(roots.begin(), roots.end(), [&](const fs::path& r) { return beneath(real, r); }))
-        problems.push_back(fmt::format(
-            "{} includes {}, which is outside what a lab may include (the lab's own folder, the course's "
-            "headers, "
-            "the compiler's and CUDA's headers): the lab was not compiled, and nothing of that file is shown",
-            f, printable(d)));
-    }
-    if (!p.ok() && p.timed_out)
-      problems.push_back(
-          fmt::format("{}: listing its includes did not finish within {:.0f} s", f, opt.timeout_s));
   }
   std::string out;
   for (std::size_t i = 0; i < problems.size() && i < 6; ++i) out += (i ? "\n" : "") + problems[i];

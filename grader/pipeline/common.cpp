@@ -174,4 +174,28 @@ bool student_object(const nlohmann::json& e, const fs::path& overlay, const LabS
   return mine && e.value("output", "").rfind(prefix, 0) == 0;
 }
 
+bool student_output(const std::string& name, const std::vector<std::string>& lab_ids) {
+  const auto starts = [&](const std::string& prefix) { return name.rfind(prefix, 0) == 0; };
+  return std::any_of(lab_ids.begin(), lab_ids.end(), [&](const std::string& lab) {
+    return starts("lib" + lab + "-student") || starts("cpu-" + lab + "-") || name == lab + "-tests" ||
+           starts(lab + "-tests-") || starts(lab + "-tests.");
+  });
+}
+
+std::size_t clear_student_outputs(const fs::path& build, const std::vector<std::string>& lab_ids) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  std::vector<fs::path> doomed;
+  for (fs::directory_iterator it(build / "labs", ec), end; !ec && it != end; it.increment(ec))
+    if (student_output(it->path().filename().string(), lab_ids)) doomed.push_back(it->path());
+  for (const auto& p : doomed) {
+    fs::remove_all(p, ec);
+    if (ec)
+      throw std::runtime_error(
+          fmt::format("the grader could not remove {} from its build folder: {}", p.string(), ec.message()));
+    ++removed;
+  }
+  return removed;
+}
+
 }  // namespace cudalab

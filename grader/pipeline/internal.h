@@ -51,6 +51,21 @@ std::filesystem::path slot_dir(const std::filesystem::path& work_dir, int slot);
 // The reference's test binary of a lab in a build folder, for GPU or CPU mode.
 std::filesystem::path reference_binary(const std::filesystem::path& build, const LabSpec& lab, bool cpu_mode);
 
+// A slot's build folder holds what the last submission it built made of its
+// files (labs/meson.build names each): its libraries and their objects
+// (labs/lib<lab>-student*.a and .p/), its CPU-mode translations
+// (labs/cpu-<lab>-<file>.cpp; the references' are cpu-ref-...), and the
+// test binaries linked from them (labs/<lab>-tests*, the access build's
+// objects in <lab>-tests-access.p/). Whether `name`, a file or folder of
+// labs/, is one of them.
+bool student_output(const std::string& name, const std::vector<std::string>& lab_ids);
+// Removes every such output from `build`, so that the next submission's build
+// (which may read its build folder) meets none of a classmate's files. The
+// course's part (harness, the checks, the skeletons in namespace ref) stays:
+// that is the reuse that makes a warm grade fast. Returns how many it removed.
+std::size_t clear_student_outputs(const std::filesystem::path& build,
+                                  const std::vector<std::string>& lab_ids);
+
 // The folders of a PATH-like environment variable.
 std::vector<std::filesystem::path> env_dirs(const char* var);
 // A compile command split into its words (compile_commands.json's "command").

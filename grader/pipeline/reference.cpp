@@ -80,8 +80,8 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
   const fs::path time_file = reference_record(dir, ctx, lab, check, cpu_mode, ".seconds");
   const std::lock_guard<std::mutex> lock(record_lock(file));
   std::error_code ec;
-  // Kept from an earlier run (a batch's first submission) with its time.
-  if (current(file, binary) && current(time_file, binary)) {
+  // Kept from an earlier run (a batch's first submission) with its time and launches.
+  if (current(file, binary) && current(time_file, binary) && current(reference_launches_file(file), binary)) {
     if (seconds) *seconds = read_seconds(time_file);
     // The seed's folder, newest again: pruning keeps the recently used.
     fs::last_write_time(file.parent_path().parent_path(), fs::file_time_type::clock::now(), ec);
@@ -98,11 +98,13 @@ fs::path Grader::reference_evidence(const RunContext& ctx, const LabSpec& lab, c
   const CheckResult r = run_reference_check(rc, lab, check).said;
   if (!r.passed()) {
     fs::remove(rc.evidence_out, ec);
+    fs::remove(reference_launches_file(rc.evidence_out), ec);
     error = fmt::format(
         "the reference solution did not pass the check {} of {} ({}{}): the grader cannot judge it", check.id,
         lab.id, r.verdict, r.failures.empty() ? "" : ": " + r.failures.front());
     return {};
   }
+  fs::rename(reference_launches_file(rc.evidence_out), reference_launches_file(file), ec);
   fs::rename(rc.evidence_out, file);
   write_seconds(time_file, r.seconds);
   if (seconds) *seconds = r.seconds;

@@ -167,6 +167,29 @@ void Grader::overlay_files(Staging& s) {
   std::string error;
   if (!ensure_configured(slot, error)) throw std::runtime_error(error);
   sync_overlay(&*s.plan, slot);
+  // The slot's build folder is reused, submission after submission, for the
+  // course's compiled part; what it built from another submission's files is
+  // removed before this one's build, which may read the folder. The same
+  // files again (a warm grade) keep their own outputs. Compared byte for byte,
+  // never by a hash a crafted file could match.
+  std::string built_from;
+  std::vector<std::string> lab_ids;
+  for (const auto& lab : cfg_.labs) {
+    lab_ids.push_back(lab.id);
+    for (const auto& f : lab.student_files) {
+      const std::string text = read_text(overlay(slot) / lab.id / f);
+      built_from += fmt::format("{}/{} {}\n{}\n", lab.id, f, text.size(), text);
+    }
+  }
+  const fs::path stamp = slot_dir(cfg_.work_dir, slot) / "built-from";
+  if (read_text(stamp) != built_from) {
+    std::error_code ec;
+    fs::remove(stamp, ec);  // first: an interrupted clear is done again next time
+    const std::size_t removed = clear_student_outputs(build(slot), lab_ids);
+    profile(fmt::format("slot {}: {} outputs of the previous submission removed", slot, removed));
+    if (!write_text(stamp, built_from))
+      throw std::runtime_error("the grader could not write " + stamp.string());
+  }
   // An unpacked archive has given the overlay its student files: nothing of
   // it stays in the grading folder.
   if (s.root != s.submission) {

@@ -23,6 +23,7 @@ extern std::string lab_toml_path;
 extern std::uint64_t seed_value;
 extern const char* const default_lab_toml;  // lab_info.cpp, generated per lab
 extern const char* const reference_archs;   // the same: a release's prebuilt GPU code
+extern const bool reference_linked_build;   // the same: solutions or skeletons in namespace ref
 }  // namespace cudalab::detail
 
 namespace {
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
   Catch::Session session;
   std::string record, lab_toml, seed;
   int record_fd = -1, evidence_fd = -1, trace_fd = -1, replay_fd = -1, replay_code_fd = -1;
+  int launches_fd = -1, reference_launches_fd = -1;
   bool evidence_expected = false;
 #if CUDALAB_CATCH_V3
   using Catch::Clara::Opt;
@@ -131,6 +133,10 @@ int main(int argc, char** argv) {
                                         "and end the check (the grader's)") |
       Opt(replay_fd, "fd")["--replay-fd"]("speed checks: time these traced launches instead (the grader's)") |
       Opt(replay_code_fd, "fd")["--replay-code-fd"]("the compiled kernels the traced launches name") |
+      Opt(launches_fd, "fd")["--launches-fd"]("write each launcher call's last launch here (the "
+                                              "reference's run, for the students' diagnoses)") |
+      Opt(reference_launches_fd, "fd")["--reference-launches-fd"](
+          "the reference's launches, as --launches-fd wrote them (a submission's run)") |
       Opt(lab_toml, "lab.toml")["--lab-toml"]("read checks, points and thresholds from this manifest") |
       Opt(seed, "seed")["--seed"]("seed for the random inputs (default 2026; also CUDALAB_SEED)"));
   if (int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
@@ -172,6 +178,12 @@ int main(int argc, char** argv) {
   if (record_fd >= 0) cudalab::set_record_fd(record_fd);
   if (trace_fd >= 0) cudalab::replay::set_trace(trace_fd);
   if (replay_fd >= 0) cudalab::replay::set_replay(replay_fd, replay_code_fd);
+  cudalab::set_reference_linked(cudalab::detail::reference_linked_build);
+  cudalab::set_launches_fd(launches_fd);
+  if (reference_launches_fd >= 0) {
+    std::string table;
+    if (cudalab::replay::read_fd(reference_launches_fd, table)) cudalab::load_reference_launches(table);
+  }
   cudalab::evidence::set_write_expected(evidence_expected);
   cudalab::evidence::set_sink(evidence_fd);
   cudalab::set_record_context("lab", cudalab::this_lab().id);

@@ -272,6 +272,7 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
   if (!launches_seen().empty()) last_described_launch() = describe_launch(launches_seen().back());
 #endif
   diagnosis::launched(what, last_described_launch());
+  note_launch_for_table(what, last_described_launch());  // the reference's run: for the students' diagnoses
   return out;
 }
 
@@ -352,6 +353,12 @@ long long Run::rerun_changed(const std::string& name) {
 
 void Run::note_reference_launch(const Comparison& c, const std::function<void(float* out)>& reference) {
   if (!reference || c.ok() || !c.unwritten_trailing || context_lost()) return;
+  if (!reference_linked()) {  // a grader's build of a submission: the reference's own run said it
+    const std::string what = fmt::format("{}({})", launcher_, shape_);
+    if (const std::string launch = reference_launch(what); !launch.empty())
+      diagnosis::reference_launched(what, launch);
+    return;
+  }
   const GuardedBuffer& out = find(c.name);
   GuardedBuffer scratch(c.name + " (reference)", out.count(), sizeof(float));
   const std::string what = fmt::format("{}({})", launcher_, shape_);

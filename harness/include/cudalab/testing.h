@@ -32,6 +32,28 @@ std::vector<double> to_double(const std::vector<float>& values);
 
 // CPU mode: the build ran the kernels on simulated threads (CUDALAB_CPU_MODE).
 bool cpu_mode();
+// Whether namespace ref holds the reference solutions (a student's own build,
+// the grader's reference build), or the labs' skeletons in their place (the
+// grader's builds of submissions, -Dreference_code=absent: no process that
+// runs a student's code holds a solution). Where it does not, a check takes
+// its expected values from the CPU and the reference's launch configuration
+// from the table the reference's own run wrote (reference_launch), and calls
+// nothing in namespace ref.
+bool reference_linked();
+void set_reference_linked(bool linked);
+// What a function of namespace ref does where the reference is not linked
+// (tools/ref_stubs.py writes them): throws, naming it.
+[[noreturn]] void reference_absent(const char* name);
+// The reference's launches: its run (the grader's, --launches-fd) writes
+// each launcher call's label ("matmul_tiled(M=17 N=33 K=9)") and its last
+// launch ("matmul_tiled_kernel<<<grid (2, 2, 1), block (16, 16, 1)>>>"), a
+// line each; a student's run (--reference-launches-fd) reads them back.
+// Words for the diagnosis only: nothing is judged by them.
+void set_launches_fd(int fd);
+void note_launch_for_table(const std::string& label, const std::string& launch);
+void load_reference_launches(const std::string& table);
+// The reference's launch for a label, or "" where none is known.
+std::string reference_launch(const std::string& label);
 // The compute-sanitizer tool the checks run under (CUDALAB_SANITIZER, set by
 // `cudalab test --sanitize`), or "" when none.
 const std::string& sanitizer();

@@ -9,6 +9,7 @@
 
 #include "cudalab/catch.h"
 #include "meson_project.h"
+#include "pipeline/internal.h"
 #include "process.h"
 #include "progress.h"
 
@@ -182,4 +183,46 @@ TEST_CASE(
   REQUIRE(steps.size() == 2);
   CHECK(steps.back().finished == 2);
   CHECK(steps.back().total == 2);
+}
+
+TEST_CASE("a slot's build folder loses every output of the previous submission and keeps the course's",
+          "[meson-project][grader]") {
+  FakeBuild b;
+  const std::vector<std::string> labs = {"03_tiling", "01_coalescing"};
+  // What labs/meson.build makes of a submission's files...
+  const std::vector<std::string> student = {"lib03_tiling-student.a",
+                                            "lib03_tiling-student.a.p",
+                                            "lib03_tiling-student-cpu.a",
+                                            "lib03_tiling-student-cpu.a.p",
+                                            "cpu-03_tiling-matmul_tiled.cu.cpp",
+                                            "03_tiling-tests",
+                                            "03_tiling-tests-cpu",
+                                            "03_tiling-tests-access",
+                                            "03_tiling-tests-access.p",
+                                            "01_coalescing-tests"};
+  // ...and what the course's part is (the checks, the skeletons in namespace ref).
+  const std::vector<std::string> course = {"lib03_tiling-checks.a",
+                                           "lib03_tiling-checks-cpu.a.p",
+                                           "cpu-ref-03_tiling-02_naive_matmul-matmul_naive.cu.cpp",
+                                           "ref-03_tiling-03_tiling-matmul_tiled.cu",
+                                           "03_tiling-lab-info.cpp",
+                                           "configured-labs.txt",
+                                           "02_naive_matmul-tests"};
+  for (const auto& n : student) {
+    CHECK(student_output(n, labs));
+    if (n.size() > 2 && n.compare(n.size() - 2, 2, ".p") == 0) {
+      fs::create_directories(b.dir / "labs" / n);
+      std::ofstream(b.dir / "labs" / n / "x.o") << "object";
+    } else {
+      std::ofstream(b.dir / "labs" / n) << "built from a submission";
+    }
+  }
+  for (const auto& n : course) {
+    CHECK_FALSE(student_output(n, labs));
+    std::ofstream(b.dir / "labs" / n) << "the course's";
+  }
+  CHECK(clear_student_outputs(b.dir, labs) == student.size());
+  for (const auto& n : student) CHECK_FALSE(fs::exists(b.dir / "labs" / n));
+  for (const auto& n : course) CHECK(fs::exists(b.dir / "labs" / n));
+  CHECK(clear_student_outputs(b.dir, labs) == 0);
 }
