@@ -1085,11 +1085,13 @@ std::vector<std::string> forbidden_includes(const std::vector<std::string>& depe
   namespace fs = std::filesystem;
   const std::string root = fs::weakly_canonical(source_root).string() + "/";
   const std::string harness = root + "harness/include/";
+  // CPU mode's compiles include simt's CUDA headers in place of the toolkit's.
+  const std::string simt = root + "simt/include/";
   const std::string own = fs::weakly_canonical(student_dir).string() + "/";
   std::vector<std::string> out;
   for (const auto& d : dependencies) {
     const std::string p = fs::weakly_canonical(fs::path(d)).string();
-    if (starts(p, harness.c_str()) || starts(p, own.c_str())) continue;
+    if (starts(p, harness.c_str()) || starts(p, simt.c_str()) || starts(p, own.c_str())) continue;
     if (starts(p, root.c_str()) || p.find("/solutions/") != std::string::npos)
       out.push_back(p.substr(starts(p, root.c_str()) ? root.size() : 0));
   }

@@ -161,7 +161,8 @@ std::shared_ptr<const NameMap> library_names(const std::filesystem::path& lib, b
 std::filesystem::path find_cudart_static(const std::string& nvcc);
 
 // Files a student file includes (from `nvcc -M` with the build's flags) that
-// are not allowed: anything in the course's tree but the harness's headers.
+// are not allowed: anything in the course's tree but the harness's headers
+// and simt's (CPU mode's compiles list them).
 std::vector<std::string> forbidden_includes(const std::vector<std::string>& dependencies,
                                             const std::filesystem::path& source_root,
                                             const std::filesystem::path& student_dir);

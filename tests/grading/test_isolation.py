@@ -50,6 +50,16 @@ def grade(sub, out, course):
     return r.returncode
 
 
+def lab_of(out, lab_id):
+    """The lab's record in out/grade.json; None (and why, printed) where there is none."""
+    try:
+        g = json.load(open(os.path.join(out, "grade.json")))
+        return next(l for l in g["labs"] if l["id"] == lab_id)
+    except (OSError, ValueError, StopIteration) as e:
+        print(f"no grade of {lab_id} in {out}: {e!r}")
+        return None
+
+
 def solution_lines():
     """Per lab, the lines of its solution that its skeleton lacks (long enough to mean something)."""
     out = {}
@@ -127,9 +137,8 @@ try:
         f.write(f"// {MARK}\n" + sol)
     rc = grade(classmate, os.path.join(tmp, "out-classmate"), course)
     check(rc in (0, 1, 3), f"the classmate's submission is graded (exit {rc})")
-    g = json.load(open(os.path.join(tmp, "out-classmate", "grade.json")))
-    lab = next(l for l in g["labs"] if l["id"] == LAB)
-    correct = [c for c in lab["checks"] if c["kind"] == "correctness"]
+    lab = lab_of(os.path.join(tmp, "out-classmate"), LAB)
+    correct = [c for c in lab["checks"] if c["kind"] == "correctness"] if lab else []
     check(correct and all(c["verdict"] == "pass" for c in correct),
           "the classmate's correct lab 03 passes its correctness checks without the reference in its process")
 
@@ -169,12 +178,10 @@ try:
         out = os.path.join(tmp, f"out-snoop{n}")
         rc = grade(sub, out, course)
         check(rc in (0, 1, 3), f"a file that embeds {what} is graded (exit {rc})")
-        g = json.load(open(os.path.join(out, "grade.json")))
-        lab = next(l for l in g["labs"] if l["id"] == LAB)
-        got = lab["points"]
-        hits = holding(out, needles)
+        lab = lab_of(out, LAB) or {"status": "no grade", "points": 0}
+        hits = holding(out, needles) if os.path.isdir(out) else []
         check(not hits, f"nothing of the classmate or of a solution in the outputs of a file that embeds {what}"
-              + (f" (found in {hits[0][0]})" if hits else "") + f"; lab 03: {lab['status']}, {got} points")
+              + (f" (found in {hits[0][0]})" if hits else "") + f"; lab 03: {lab['status']}, {lab['points']} points")
 
     # --- 4. the solutions in the same folder ---------------------------------
     sols = os.path.join(tmp, "solutions")
@@ -183,11 +190,11 @@ try:
             os.makedirs(os.path.join(sols, l), exist_ok=True)
             shutil.copy(os.path.join(SRC, "solutions", l, f), os.path.join(sols, l, f))
     rc = grade(sols, os.path.join(tmp, "out-solutions"), course)
-    g = json.load(open(os.path.join(tmp, "out-solutions", "grade.json")))
-    for l in g["labs"]:
-        bad = [c["id"] for c in l["checks"] if c["kind"] == "correctness" and c["verdict"] != "pass"]
-        check(l["status"] == "graded" and not bad,
-              f"the solution of {l['id']} passes every correctness check" + (f" (not: {bad})" if bad else ""))
+    for l in LABS:
+        lab = lab_of(os.path.join(tmp, "out-solutions"), l) or {"status": "no grade", "checks": []}
+        bad = [c["id"] for c in lab["checks"] if c["kind"] == "correctness" and c["verdict"] != "pass"]
+        check(lab["status"] == "graded" and not bad,
+              f"the solution of {l} passes every correctness check" + (f" (not: {bad})" if bad else ""))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
