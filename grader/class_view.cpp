@@ -226,20 +226,25 @@ ClassView class_view(const BatchView& b) {
 }
 
 std::string class_csv(const ClassView& v) {
-  std::string csv = "lab,check,kind,of,passed,failed,not_run";
-  for (int i = 1; i <= 3; ++i) csv += fmt::format(",diagnosis_{0},count_{0},share_{0}", i);
-  csv += "\n";
+  std::vector<CsvCell> header = {"lab", "check", "kind", "of", "passed", "failed", "not_run"};
+  for (int i = 1; i <= 3; ++i)
+    header.insert(header.end(),
+                  {fmt::format("diagnosis_{}", i), fmt::format("count_{}", i), fmt::format("share_{}", i)});
+  std::string csv = csv_line(header);
+  const auto number = [](auto x) { return csv_number(fmt::format("{}", x)); };
   for (const auto& c : v.checks) {
-    csv += fmt::format("{},{},{},{},{},{},{}", csv_field(c.lab), csv_field(c.check), c.kind, c.of, c.passed,
-                       c.failed, c.not_run);
+    // A diagnosis quotes what a check printed: text, like the ids.
+    std::vector<CsvCell> row = {
+        c.lab, c.check, c.kind, number(c.of), number(c.passed), number(c.failed), number(c.not_run)};
     for (std::size_t i = 0; i < 3; ++i) {
       if (i < c.diagnoses.size() && c.of > 0)
-        csv += fmt::format(",{},{},{:.3f}", csv_field(c.diagnoses[i].text), c.diagnoses[i].count,
-                           static_cast<double>(c.diagnoses[i].count) / c.of);
+        row.insert(row.end(),
+                   {c.diagnoses[i].text, number(c.diagnoses[i].count),
+                    csv_number(fmt::format("{:.3f}", static_cast<double>(c.diagnoses[i].count) / c.of))});
       else
-        csv += ",,,";
+        row.insert(row.end(), 3, "");
     }
-    csv += "\n";
+    csv += csv_line(row);
   }
   return csv;
 }

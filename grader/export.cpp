@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <pugixml.hpp>
 #include <sstream>
+#include <string_view>
 
 #include "class_view.h"
 #include "expect.h"
@@ -274,11 +276,45 @@ std::string junit_xml(const GradeDocument& g) {
   return out.str();
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
+namespace {
+
+// -?digits[.digits][e[+-]digits]: what fmt writes for a finite double.
+bool plain_number(const std::string& s) {
+  std::size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
+  const auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& s, CsvKind kind) {
+  // OWASP's CSV-injection rule: a leading ' makes the cell text to a
+  // spreadsheet, and the quotes keep a separator inside it from starting a
+  // cell of its own.
+  const bool formula = !s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos &&
+                       !(kind == CsvKind::number && plain_number(s));
+  if (!formula && s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = formula ? "\"'" : "\"";
   for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
   return q + "\"";
+}
+
+std::string csv_line(const std::vector<CsvCell>& cells) {
+  std::string line;
+  for (std::size_t i = 0; i < cells.size(); ++i)
+    line += (i ? "," : "") + csv_field(cells[i].value, cells[i].kind);
+  return line + "\n";
 }
 
 std::vector<std::string> split_csv_line(const std::string& line) {
@@ -300,13 +336,15 @@ std::vector<std::string> split_csv_line(const std::string& line) {
 
 // The columns a grade from a platform's export adds, after the others so
 // that theirs keep their places.
-constexpr const char* kSubmissionColumns =
-    ",submitters,submitted_at,days_late,late_fraction,score_before_late";
+constexpr const char* kSubmissionColumns[] = {"submitters", "submitted_at", "days_late", "late_fraction",
+                                              "score_before_late"};
 
 std::string csv_header(const std::vector<std::string>& lab_ids, bool submissions) {
-  std::string h = "submission,score,max_score";
-  for (const auto& id : lab_ids) h += "," + csv_field(id);
-  return h + ",status" + (submissions ? kSubmissionColumns : "") + "\n";
+  std::vector<CsvCell> h = {"submission", "score", "max_score"};
+  h.insert(h.end(), lab_ids.begin(), lab_ids.end());
+  h.emplace_back("status");
+  if (submissions) h.insert(h.end(), std::begin(kSubmissionColumns), std::end(kSubmissionColumns));
+  return csv_line(h);
 }
 
 std::string csv_header(const GradeDocument& g) {
@@ -319,29 +357,35 @@ std::string csv_row(const GradeDocument& g) {
   return csv_row(g, g.submission.has_value());
 }
 
-std::string submission_cells(const GradeDocument* g) {
-  if (!g || !g->submission) return ",,,,,";
+// The submission's columns of a row (kSubmissionColumns), empty without one.
+void add_submission_cells(std::vector<CsvCell>& row, const GradeDocument* g) {
+  if (!g || !g->submission) {
+    row.insert(row.end(), std::size(kSubmissionColumns), "");
+    return;
+  }
   std::vector<std::string> who;
   for (const auto& s : g->submission->submitters) who.push_back(submitter_line(s));
-  std::string cells = fmt::format(",{},{}", csv_field(fmt::format("{}", fmt::join(who, "; "))),
-                                  csv_field(g->submission->time));
+  row.insert(row.end(), {fmt::format("{}", fmt::join(who, "; ")), g->submission->time});
   if (g->late)
-    cells += fmt::format(",{},{:g},{:.2f}", g->late->days, g->late->fraction, g->late->score_before);
+    row.insert(row.end(), {csv_number(fmt::format("{}", g->late->days)),
+                           csv_number(fmt::format("{:g}", g->late->fraction)),
+                           csv_number(fmt::format("{:.2f}", g->late->score_before))});
   else
-    cells += ",,,";
-  return cells;
+    row.insert(row.end(), 3, "");
 }
 
 std::string csv_row(const GradeDocument& g, bool submissions) {
-  std::string row = fmt::format("{},{:.2f},{:g}", csv_field(g.id), g.score, g.max_score);
+  std::vector<CsvCell> row = {g.id, csv_number(fmt::format("{:.2f}", g.score)),
+                              csv_number(fmt::format("{:g}", g.max_score))};
   std::vector<std::string> status;
   for (const auto& lab : g.labs) {
-    row += fmt::format(",{:.2f}", lab.weight * lab.points);
+    row.push_back(csv_number(fmt::format("{:.2f}", lab.weight * lab.points)));
     if (lab.status != LabStatus::graded) status.push_back(fmt::format("{}:{}", lab.id, lab.status));
   }
   if (!g.error.empty()) status.insert(status.begin(), "unreadable");
-  return row + "," + csv_field(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " "))) +
-         (submissions ? submission_cells(&g) : "") + "\n";
+  row.emplace_back(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " ")));
+  if (submissions) add_submission_cells(row, &g);
+  return csv_line(row);
 }
 
 bool batch_has_submissions(const BatchView& b) {
@@ -358,9 +402,13 @@ std::vector<std::string> batch_rows(const BatchView& b) {
       row.pop_back();  // its newline
       rows.push_back(std::move(row));
     } else {
-      rows.push_back(fmt::format("{},0.00,0,{}{}{}", csv_field(e.id), std::string(b.lab_ids.size(), ','),
-                                 csv_field(e.problem.empty() ? "not graded" : e.problem),
-                                 submissions ? submission_cells(nullptr) : ""));
+      std::vector<CsvCell> row = {e.id, csv_number("0.00"), csv_number("0")};
+      row.insert(row.end(), b.lab_ids.size(), "");
+      row.emplace_back(e.problem.empty() ? "not graded" : e.problem);
+      if (submissions) add_submission_cells(row, nullptr);
+      std::string line = csv_line(row);
+      line.pop_back();  // its newline
+      rows.push_back(std::move(line));
     }
   }
   return rows;

@@ -33,7 +33,37 @@ std::string submitter_line(const Submitter& s);
 // The lines naming who handed a grade in, when, and the late penalty; "" for
 // a grade not made from a platform's export.
 std::string submission_header(const GradeDocument& g);
-std::string csv_field(const std::string& s);
+// The one writer of a cell of every CSV the grader writes (grade.csv,
+// grades.csv, class.csv, the platforms' gradebooks): quoted where it holds a
+// comma, a quote or a line break (RFC 4180), and never something a
+// spreadsheet runs. What is written unprefixed is decided by `kind`:
+//   text    anything from outside (a student's name, email, login or SID from
+//           a platform's export, a platform's own cells, submission ids, a
+//           check's diagnosis) and the grader's own words. A cell that starts
+//           with =, +, -, @, a tab or a carriage return would be run as a
+//           formula (OWASP's CSV-injection rule): it is written as ' and
+//           the cell, quoted, and reads back (parse_csv, split_csv_line)
+//           with the ' in front.
+//   number  a number the grader formatted itself (a score, points, a count,
+//           a share, a late fraction): written as it is, so that -1.5 stays
+//           the number -1.5. Only a plain decimal number is taken as one
+//           (-?digits[.digits][e[+-]digits]); anything else given as a number
+//           is written as text.
+enum class CsvKind { text, number };
+std::string csv_field(const std::string& s, CsvKind kind = CsvKind::text);
+// A cell for csv_line: text unless made by csv_number.
+struct CsvCell {
+  std::string value;
+  CsvKind kind = CsvKind::text;
+  CsvCell(std::string v, CsvKind k = CsvKind::text)
+      : value(std::move(v)), kind(k) {}  // NOLINT: text by default
+  CsvCell(const char* v) : value(v) {}   // NOLINT
+};
+inline CsvCell csv_number(std::string formatted) {
+  return CsvCell(std::move(formatted), CsvKind::number);
+}
+// One CSV line: each cell through csv_field, joined by commas, and a newline.
+std::string csv_line(const std::vector<CsvCell>& cells);
 
 // A batch: each submission's document, or why it has none. The batch's
 // gradebook (grades.csv) and page (index.html) are functions of this alone.

@@ -79,22 +79,16 @@ std::string reason(const StudentRow& r) {
   return r.grade && r.grade->late && r.grade->late->days > 0 ? r.grade->late->reason : "";
 }
 
-std::string join_row(const std::vector<std::string>& cells) {
-  std::string row;
-  for (std::size_t i = 0; i < cells.size(); ++i) row += (i ? "," : "") + csv_field(cells[i]);
-  return row + "\n";
-}
-
 std::string gradescope_csv(const Gradebook& g) {
   std::string csv =
-      join_row({"Name", "SID", "Email", "Total Score", "Max Points", "Status", "Submission ID",
+      csv_line({"Name", "SID", "Email", "Total Score", "Max Points", "Status", "Submission ID",
                 "Submission Time", "Lateness (H:M:S)", "Late Penalty", "Score Before Penalty", "Reason"});
   for (const auto& r : student_rows(g)) {
     const bool graded = r.grade && r.problem.empty();
-    csv += join_row({r.who->name, r.who->sid, r.who->email, points(graded ? r.grade->score : 0),
-                     fmt::format("{:g}", max_score(g, r.grade)), graded ? "Graded" : "Not graded",
-                     r.handin->record.id, r.handin->record.time, lateness_hms(r.grade), late_penalty(r.grade),
-                     score_before(r.grade), reason(r)});
+    csv += csv_line({r.who->name, r.who->sid, r.who->email, csv_number(points(graded ? r.grade->score : 0)),
+                     csv_number(fmt::format("{:g}", max_score(g, r.grade))), graded ? "Graded" : "Not graded",
+                     r.handin->record.id, r.handin->record.time, lateness_hms(r.grade),
+                     csv_number(late_penalty(r.grade)), csv_number(score_before(r.grade)), reason(r)});
   }
   return csv;
 }
@@ -125,7 +119,7 @@ std::string prairielearn_feedback(const StudentRow& r, double percent) {
 
 std::string prairielearn_csv(const Gradebook& g) {
   std::string csv =
-      join_row({"uid", "group_name", "instance", "qid", "submission_id", "score_perc", "feedback"});
+      csv_line({"uid", "group_name", "instance", "qid", "submission_id", "score_perc", "feedback"});
   for (const auto& r : student_rows(g)) {
     // PrairieLearn keys a group's work by the group (its upload reads
     // group_name before uid): one row per question for the whole group.
@@ -134,8 +128,8 @@ std::string prairielearn_csv(const Gradebook& g) {
     const bool graded = r.grade && r.problem.empty();
     for (const auto& q : r.handin->questions) {
       const double percent = graded ? question_percent(g, *r.grade, q) : 0;
-      csv += join_row({group ? "" : r.who->login, r.handin->group, q.instance, q.qid, q.submission_id,
-                       fmt::format("{:.2f}", std::round(percent * 100) / 100),
+      csv += csv_line({group ? "" : r.who->login, r.handin->group, q.instance, q.qid, q.submission_id,
+                       csv_number(fmt::format("{:.2f}", std::round(percent * 100) / 100)),
                        prairielearn_feedback(r, percent)});
     }
   }
@@ -154,30 +148,32 @@ std::string classroom_csv(const Gradebook& g) {
   if (groups) header.push_back("group_name");
   const std::size_t own = header.size();
   header.insert(header.end(), {"late_days", "late_penalty", "points_before_late", "reason"});
-  std::string csv = join_row(header);
+  std::string csv = csv_line(std::vector<CsvCell>(header.begin(), header.end()));
   for (const auto& r : student_rows(g)) {
     const bool graded = r.grade && r.problem.empty();
     // The platform's own row where the export had one, cudalab's points in it.
-    std::vector<std::string> cells(own);
+    // The platform's cells are text from outside; cudalab's points are numbers.
+    std::vector<CsvCell> cells(own, "");
     const auto& rows = r.handin->platform_rows;
     if (r.member < rows.size())
       for (const auto& [column, value] : rows[r.member])
         for (std::size_t c = 0; c < own; ++c)
-          if (header[c] == column) cells[c] = value;
-    const auto set = [&](const char* column, const std::string& value) {
+          if (header[c] == column) cells[c] = CsvCell(value);
+    const auto set = [&](const char* column, const CsvCell& value) {
       for (std::size_t c = 0; c < own; ++c)
         if (header[c] == column) cells[c] = value;
     };
-    if (cells[0].empty()) set("assignment_name", g.assignment);
+    if (cells[0].value.empty()) set("assignment_name", g.assignment);
     set("github_username", r.who->login);
     set("roster_identifier", r.who->sid);
     if (r.handin->platform_rows.empty()) set("student_repository_name", r.handin->key);
-    set("points_awarded", points(graded ? r.grade->score : 0));
-    set("points_available", fmt::format("{:g}", max_score(g, r.grade)));
+    set("points_awarded", csv_number(points(graded ? r.grade->score : 0)));
+    set("points_available", csv_number(fmt::format("{:g}", max_score(g, r.grade))));
     if (groups) set("group_name", r.handin->group);
-    cells.insert(cells.end(), {r.grade && r.grade->late ? fmt::format("{}", r.grade->late->days) : "",
-                               late_penalty(r.grade), score_before(r.grade), reason(r)});
-    csv += join_row(cells);
+    cells.insert(cells.end(),
+                 {csv_number(r.grade && r.grade->late ? fmt::format("{}", r.grade->late->days) : ""),
+                  csv_number(late_penalty(r.grade)), csv_number(score_before(r.grade)), reason(r)});
+    csv += csv_line(cells);
   }
   return csv;
 }

@@ -75,6 +75,20 @@ __global__ void compare_kernel(const float* got, const float* expected, unsigned
   }
 }
 
+__global__ void read_kernel(const unsigned long long* p, unsigned long long n, unsigned long long* sink) {
+  __shared__ unsigned long long block;
+  if (threadIdx.x == 0) block = 0;
+  __syncthreads();
+  unsigned long long x = 0;
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    x ^= p[i];
+  atomicXor(&block, x);
+  __syncthreads();
+  if (threadIdx.x == 0) atomicXor(sink, block);
+}
+
 // Enough blocks to fill the GPU, not one per element: grid-stride loops.
 int blocks_for(unsigned long long n) {
   int device = 0, sms = 0;
@@ -101,6 +115,12 @@ void count_mismatches(const float* got, const float* expected, std::size_t n, do
                       unsigned long long* counters, std::uint64_t key) {
   if (n == 0) return;
   compare_kernel<<<blocks_for(n), kThreads>>>(got, expected, n, atol, rtol, counters, key);
+}
+
+void read_all(const void* p, std::size_t bytes, unsigned long long* sink) {
+  const std::size_t n = bytes / sizeof(unsigned long long);
+  if (n == 0) return;
+  read_kernel<<<blocks_for(n), kThreads>>>(static_cast<const unsigned long long*>(p), n, sink);
 }
 
 float read_expected(const float* expected, std::size_t index, std::uint64_t key) {

@@ -26,6 +26,11 @@ void scramble(float* p, std::size_t n, std::uint64_t key);
 void count_mismatches(const float* got, const float* expected, std::size_t n, double atol, double rtol,
                       unsigned long long* counters, std::uint64_t key = 0);
 
+// Reads every byte of p[0, bytes) once (8 at a time; bytes a multiple of 8)
+// and XORs them all into *sink, which therefore depends on every load: the
+// compiler keeps them all. Writes nothing else.
+void read_all(const void* p, std::size_t bytes, unsigned long long* sink);
+
 // expected[index] as count_mismatches read it: one float downloaded.
 float read_expected(const float* expected, std::size_t index, std::uint64_t key = 0);
 

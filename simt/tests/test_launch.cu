@@ -303,3 +303,29 @@ TEST_CASE("the device looks like a compute capability 9.0 GPU") {
   CHECK(cudaRuntimeGetVersion(&v) == cudaSuccess);
   CHECK(v == 13000);
 }
+
+namespace {
+
+// Lab 05's load phase with cache hints, as a student may write it.
+__global__ void hinted_copy(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) __stcs(&out[i], __ldcs(&in[i]) + __ldcg(&in[i]) + __ldg(&in[i]));
+}
+
+}  // namespace
+
+TEST_CASE("cache-hint loads and stores (__ldcs, __ldcg, __stcs) read and write as plain ones") {
+  const int n = 100;
+  float *in = nullptr, *out = nullptr;
+  REQUIRE(cudaMalloc(&in, n * sizeof(float)) == cudaSuccess);
+  REQUIRE(cudaMalloc(&out, n * sizeof(float)) == cudaSuccess);
+  float host[n];
+  for (int i = 0; i < n; ++i) host[i] = static_cast<float>(i);
+  REQUIRE(cudaMemcpy(in, host, n * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+  hinted_copy<<<4, 32>>>(in, out, n);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaMemcpy(host, out, n * sizeof(float), cudaMemcpyDeviceToHost) == cudaSuccess);
+  for (int i = 0; i < n; ++i) CHECK(host[i] == 3.0f * i);
+  cudaFree(in);
+  cudaFree(out);
+}

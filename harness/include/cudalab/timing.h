@@ -14,14 +14,16 @@
 // inputs are rewritten (the same values) before the reference's sample, so
 // that a kernel that changed them cannot change the reference's answer.
 //
-// A sample: flush the L2 (a memset of twice its size), wait until the whole
-// device is idle, read the host clock and record a start event on the legacy
-// default stream, call the launcher, record the stop event, wait until the
-// whole device is idle again (every stream, the student's own included), read
-// the host clock. The sample is the event time, unless the host time less the
-// calibrated overhead of an empty launch exceeds it by more than a margin:
-// then that (timing::sample_ms). The events miss work on a stream that does
-// not wait for the legacy default stream; the host clock does not.
+// A sample: flush the L2 (a memset of twice its size, then a read of another
+// buffer of twice its size, so that no dirty line is left for the timed
+// kernel to write back), wait until the whole device is idle, read the host
+// clock and record a start event on the legacy default stream, call the
+// launcher, record the stop event, wait until the whole device is idle again
+// (every stream, the student's own included), read the host clock. The sample
+// is the event time, unless the host time less the calibrated overhead of an
+// empty launch exceeds it by more than a margin: then that
+// (timing::sample_ms). The events miss work on a stream that does not wait
+// for the legacy default stream; the host clock does not.
 //
 // The ratio reference / student is taken per round and its median reported,
 // so drifts in clock speed cancel. Rounds continue until the ratio's relative

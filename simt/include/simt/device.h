@@ -136,11 +136,34 @@ SIMT_CAS(unsigned long long)
 SIMT_CAS(unsigned short)
 #undef SIMT_CAS
 
-// --- loads through the read-only cache: plain loads here.
+// --- loads through the read-only cache, and loads and stores with a cache
+// hint (__ldcs: evict-first, ...): plain loads and stores here, where no
+// cache is modelled; the GPU gives the same values.
 template <class T>
 inline T __ldg(const T* p) {
   return *p;
 }
+#define SIMT_LOAD_HINT(name)  \
+  template <class T>          \
+  inline T name(const T* p) { \
+    return *p;                \
+  }
+SIMT_LOAD_HINT(__ldca)
+SIMT_LOAD_HINT(__ldcg)
+SIMT_LOAD_HINT(__ldcs)
+SIMT_LOAD_HINT(__ldlu)
+SIMT_LOAD_HINT(__ldcv)
+#undef SIMT_LOAD_HINT
+#define SIMT_STORE_HINT(name)       \
+  template <class T, class U>       \
+  inline void name(T* p, U value) { \
+    *p = static_cast<T>(value);     \
+  }
+SIMT_STORE_HINT(__stwb)
+SIMT_STORE_HINT(__stcg)
+SIMT_STORE_HINT(__stcs)
+SIMT_STORE_HINT(__stwt)
+#undef SIMT_STORE_HINT
 
 // --- integer and float intrinsics (same results as the GPU's for finite
 // inputs; the fast-math ones are computed exactly, not approximately).

