@@ -201,6 +201,13 @@ class Grader {
   // fresh_only: after a failed build, skip objects older than their source.
   // cpu_mode: the objects of the CPU-mode build (<lab>-tests-cpu).
   std::string policy_problems(const LabSpec& lab, int slot, bool fresh_only = false, bool cpu_mode = false);
+  // The instructions lab.toml's forbid excludes, in one student file's PTX
+  // (its compile command `compile_argv`, with -ptx) and, where cuobjdump is
+  // found, its object's SASS, both confined like the build; one line per
+  // problem (pipeline/check_instructions.cpp, grader/instructions.h).
+  std::vector<std::string> instruction_problems(const LabSpec& lab, int slot, const std::string& file,
+                                                const std::vector<std::string>& compile_argv,
+                                                const std::filesystem::path& object);
 
   // Builds the reference's test binary of a lab for GPU or CPU mode (once per
   // grader); "" or why it could not.

@@ -136,6 +136,10 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
         for (const auto& g : db)
           if (object_of(g, f, false)) rules.kernels = object_kernels(build_ / g.value("output", ""), error);
       for (const auto& v : check_object(object, rules, error)) problems.push_back(v.describe(f));
+      // The instructions lab.toml's forbid excludes (a lab without forbid spends nothing here).
+      if (!cpu_mode && !fresh_only)
+        for (auto& p : instruction_problems(lab, slot, f, split_command(e.value("command", "")), object))
+          problems.push_back(std::move(p));
       if (!error.empty()) problems.push_back(error);
     }
   }

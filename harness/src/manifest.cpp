@@ -105,8 +105,8 @@ bool valid_id(const std::string& s) {
   });
 }
 
-const std::set<std::string> kLabKeys = {"title",      "student_files", "tests",
-                                        "references", "timeout_s",     "launchers"};
+const std::set<std::string> kLabKeys = {"title",     "student_files", "tests", "references",
+                                        "timeout_s", "launchers",     "forbid"};
 
 bool identifier(const std::string& s) {
   return !s.empty() && !(s[0] >= '0' && s[0] <= '9') && std::all_of(s.begin(), s.end(), [](char c) {
@@ -138,7 +138,7 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
   for (const auto& [key, node] : *l)
     if (!kLabKeys.count(std::string(key.str())))
       rd.fail(&node, fmt::format("[lab]: unknown field '{}' (known: title, student_files, tests, "
-                                 "references, launchers, timeout_s)",
+                                 "references, launchers, forbid, timeout_s)",
                                  key.str()));
   lab.title = rd.string(*l, "title", "[lab]", true);
   lab.student_files = rd.strings(*l, "student_files", "[lab]");
@@ -157,6 +157,12 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
     if (!identifier(f))
       rd.fail(l->get("launchers"),
               fmt::format("[lab]: launchers: '{}' must be the name of a global C++ function", f));
+  // Instruction classes the lab's lesson excludes (grader/policy.h scans for them).
+  lab.forbid = rd.strings(*l, "forbid", "[lab]");
+  for (const auto& f : lab.forbid)
+    if (std::find(kForbiddenClasses.begin(), kForbiddenClasses.end(), f) == kForbiddenClasses.end())
+      rd.fail(l->get("forbid"), fmt::format("[lab]: forbid: unknown instruction class '{}' (known: {})", f,
+                                            fmt::join(kForbiddenClasses, ", ")));
   if (auto t = rd.number(*l, "timeout_s", "[lab]")) {
     if (*t <= 0) rd.fail(l->get("timeout_s"), "[lab]: timeout_s must be positive");
     lab.timeout_s = *t;

@@ -248,11 +248,26 @@ class Sampler {
                                     : fmt::format("at {} (got {}, expected {}; {} of {} elements wrong)",
                                                   timing::element_name(o.name, o.rows, o.cols, first), got,
                                                   expected, counters[2 * k], o.rows * o.cols);
+      const std::string head = fmt::format("{}: the output of timed run {}{} was wrong {}.",
+                                           timed_.what.empty() ? "the launcher" : timed_.what, run,
+                                           warmup ? " (a warm-up run)" : "", wrong);
+      // Wrong from the first run on: the kernel is wrong at this shape, which
+      // is judged as a correctness check's would be (timing.h). Right once and
+      // wrong later: the output depended on an earlier call.
+      if (run == 1)
+        return fmt::format(
+            "{} The timed shape is judged like a correctness check's shapes: every element within {:.3g} + "
+            "{:.3g} x |expected| of the reference's, the rule the correctness checks use. Your kernel is "
+            "wrong "
+            "at this shape, whatever it does at the shapes of the correctness checks: does it take a path of "
+            "its "
+            "own at this size, or miss a tile or a bound that only this size reaches?",
+            head, o.tolerance.atol, o.tolerance.rtol);
       return fmt::format(
-          "{}: the output of timed run {}{} was wrong {}. The inputs are rewritten with new values before "
-          "every timed run: the kernel must compute its output from them on every call (was a result cached "
-          "from an earlier call?)",
-          timed_.what.empty() ? "the launcher" : timed_.what, run, warmup ? " (a warm-up run)" : "", wrong);
+          "{} Timed run 1 was right. The inputs are rewritten with new values before every timed run: the "
+          "kernel must compute its output from them on every call (was a result cached from an earlier "
+          "call?)",
+          head);
     }
     return {};
   }

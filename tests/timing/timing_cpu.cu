@@ -81,6 +81,29 @@ TEST_CASE("a launcher that zeroes its inputs and output when it goes first is ca
   CHECK_THAT(t.invalid, Catch::Contains("was wrong at c["));
 }
 
+namespace {
+
+// c = a + b, except the last element: right everywhere else, wrong here.
+__global__ void add_but_last_kernel(const float* a, const float* b, float* c, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n - 1) c[i] = a[i] + b[i];
+  if (i == n - 1) c[i] = a[i];
+}
+
+}  // namespace
+
+TEST_CASE("a launcher wrong from the first timed run is told its output is wrong at the timed shape") {
+  Buffers buf;
+  const auto wrong = [&] { add_but_last_kernel<<<(kN + 255) / 256, 256>>>(buf.a, buf.b, buf.c, kN); };
+  const auto t = cudalab::time_side_by_side(
+      wrong, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
+  CHECK_FALSE(t.valid());
+  CHECK_THAT(t.invalid, Catch::Contains("the output of timed run 1 (a warm-up run) was wrong at c[4095]"));
+  CHECK_THAT(t.invalid, Catch::Contains("1 of 4096 elements wrong"));
+  CHECK_THAT(t.invalid, Catch::Contains("judged like a correctness check's shapes"));
+  CHECK_THAT(t.invalid, !Catch::Contains("cached"));
+}
+
 TEST_CASE("a launcher that caches its first answer is caught by the fresh inputs") {
   Buffers buf;
   int call = 0;

@@ -3,6 +3,7 @@
 // without recompiling. Errors name the file, line and field.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -54,6 +55,11 @@ struct CheckSpec {
   double number(const std::string& key) const;
 };
 
+// lab.toml's [lab] forbid: the classes of GPU instructions a lab's lesson can
+// exclude. grader/policy.h says which instructions each class holds and scans
+// a student file's PTX (and SASS, where cuobjdump is found) for them.
+inline constexpr std::array<std::string_view, 2> kForbiddenClasses = {"tensor_cores", "tma"};
+
 struct LabSpec {
   std::string id;  // the folder name, e.g. "03_tiling"
   std::string title;
@@ -62,6 +68,9 @@ struct LabSpec {
   // The global-namespace functions the tests call in the student files
   // (lab.toml's launchers): all a submission may define besides its kernels.
   std::vector<std::string> launchers;
+  // Instruction classes (kForbiddenClasses) the student files may not use:
+  // a lab whose speed checks measure a lesson that those instructions skip.
+  std::vector<std::string> forbid;
   double timeout_s = 120;
   std::vector<CheckSpec> checks;
   // lab.toml's [explain]: the lab's words for the fix of each cause a slow

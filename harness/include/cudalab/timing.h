@@ -33,6 +33,17 @@
 // The timing is invalid (SideBySide::invalid says why, for the student) when
 // a timed output is wrong, or when the student's fastest sample moves the
 // declared Work faster than this GPU physically can.
+//
+// So the timed shape is a correctness shape too: a lab gives each
+// VerifiedOutput the tolerance its correctness checks use at that shape
+// (matmul: Tolerance::for_sum(K)), and in a graded speed check it is the
+// replayed launches, the very kernels timed, whose every output is judged
+// element by element, on fresh inputs every round. A launcher that is right
+// at the correctness shapes and wrong at the timed one (a tile skipped only
+// there) fails from timed run 1, and is told so. What this cannot tell: a
+// different computation that is as accurate (fp16 halves of each input on
+// tensor cores come within FP32's rounding); a lab excludes those by
+// instruction class (lab.toml's forbid, grader/instructions.h).
 #pragma once
 
 #include <cstddef>

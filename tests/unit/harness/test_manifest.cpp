@@ -112,6 +112,18 @@ TEST_CASE("launchers names the global functions the tests call in the student fi
              Catch::Contains("'launchers' must be a list of strings"));
 }
 
+TEST_CASE("forbid names the instruction classes a lab's lesson excludes, and only known ones",
+          "[manifest][harness]") {
+  CHECK(parse_lab(kGood, "l", "x").forbid.empty());
+  const LabSpec lab =
+      parse_lab(replace(kGood, "[lab]", "[lab]\nforbid = [\"tensor_cores\", \"tma\"]"), "l", "x");
+  CHECK(lab.forbid == std::vector<std::string>{"tensor_cores", "tma"});
+  CHECK_THAT(error_of(replace(kGood, "[lab]", "[lab]\nforbid = [\"mma\"]")),
+             Catch::Contains("forbid: unknown instruction class 'mma' (known: tensor_cores, tma)"));
+  CHECK_THAT(error_of(replace(kGood, "[lab]", "[lab]\nforbid = \"tensor_cores\"")),
+             Catch::Contains("'forbid' must be a list of strings"));
+}
+
 TEST_CASE("[explain] holds the lab's words for each cause a slow kernel's diagnosis names",
           "[manifest][harness]") {
   CHECK(parse_lab(kGood, "l", "x").explain_words.empty());
