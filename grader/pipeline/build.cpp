@@ -302,6 +302,9 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   // For the instructor who profiles a grade: the whole command and output.
   profile(fmt::format("build failed ({}): {}\n{}", p.describe(), fmt::join(opt.argv, " "), p.output));
   if (p.timed_out) return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
+  if (ran_out_of_memory(opt, p))
+    return describe_memory_limit("the build", opt.memory_limit_bytes) + ":\n" +
+           build_failure_log(p.output, overlay_.string(), cfg_.verbose, p.describe());
   if (student_code && p.exit_code == 125 && p.output.find("cudalab-sandbox:") != std::string::npos)
     return "the grader could not confine the build (not your code; tell your instructor):\n" + p.output;
   return build_failure_log(p.output, overlay_.string(), cfg_.verbose, p.describe());
