@@ -79,18 +79,19 @@ std::string describe_limit(double limit_s, double reference_s, bool speed);
 // in CPU mode, a roofline's traffic count, and their builds). Each such run's
 // own limit is at most what is left (WordsAllowance::limit), so a kernel that
 // never ends in CPU mode (gallery 70: one left spinning on a side stream)
-// costs the allowance once, not 90 s per look and per speed check (347 s and
-// counting on an H200 before it). Spent, the looks still to come are skipped
-// with a note; no verdict depends on them.
-// The default: an honest submission's words here (2 cores, no GPU,
-// 2026-11-28) cost a lab's access build (~25 s from ccache's cold
-// side for the student's file: the one part a submission changes) and a few
-// seconds per counting run (lab 03's faster-than-naive at 128^3: ~3 s the
-// explanation, ~3 s the traffic count), so a lab's slow checks explained and
-// charted fit in about 40 s; 90 s leaves room for a second lab's words or a
-// CPU-mode look at a hung check (at most kSecondLookLimit_s alone), and keeps
-// a hostile submission within its honest twin's time plus about a minute
-// and a half. course.toml's [grading] words_allowance_s changes it.
+// costs the allowance once, not 90 s per look and per speed check (an H200
+// was still grading one after 347 s). Spent, the looks still to come are
+// skipped with a note; no verdict depends on them.
+// The default: an honest explanation in CPU mode costs a few seconds to
+// about 15 s (its counting run at a small shape, 128^3 for lab 03), and a
+// lab's access build, shared by its explanations and traffic counts, is
+// its student file compiled once more (lab 03's file took 26 s through nvcc
+// here, on 2 loaded cores, 2026-11-28; a GPU host's cores take a few). A
+// slow lab's two speed checks, explained and charted, fit in 60 s; a
+// hostile submission then costs at most a minute more than its honest twin,
+// and never holds the next submission of a batch longer. A submission slow
+// in several labs may see its last labs' leads skipped (with the note); a
+// course that wants them all raises words_allowance_s in course.toml.
 inline constexpr double kWordsAllowance_s = 60;
 
 // One submission's allowance (kWordsAllowance_s or course.toml's), spent by
