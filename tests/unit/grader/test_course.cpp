@@ -84,6 +84,7 @@ TEST_CASE("A course sets the allowance for a submission's second looks, or keeps
   CHECK(course("").words_allowance_s == Approx(kWordsAllowance_s));
   CHECK(course("[grading]\nwords_allowance_s = 20\n").words_allowance_s == Approx(20));
   CHECK(course("[grading]\nwords_allowance_s = 0\n").words_allowance_s == 0);  // no second looks at all
-  CHECK_THROWS_WITH(course("[grading]\nwords_allowance_s = -1\n"), Catch::Contains("words_allowance_s must be"));
+  CHECK_THROWS_WITH(course("[grading]\nwords_allowance_s = -1\n"),
+                    Catch::Contains("words_allowance_s must be"));
   CHECK_THROWS_WITH(course("[grading]\nwords_allowance = 20\n"), Catch::Contains("words_allowance_s"));
 }
