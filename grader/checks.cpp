@@ -641,6 +641,8 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
     r.failures.push_back(why);
     return run;
   };
+  const bool for_words = ctx.words && (ctx.role == RunRole::second_look || ctx.role == RunRole::hang_look);
+  if (for_words && ctx.words->spent()) return error(words_skipped_note(ctx.words->total_s(), "this run"));
   std::filesystem::create_directories(ctx.work_dir);
   const std::string stem = run_stem(lab.id, check.id);
   CheckFiles files;
@@ -649,8 +651,12 @@ CheckRun run_check_process(const RunContext& ctx, const LabSpec& lab, const Chec
   stage_for_nobody(ctx, stem, staged);
   ProcessOptions opt = check_command(ctx, lab, check, files, staged);
   std::filesystem::path scratch;
+  // A look's run: within what is left of the submission's allowance for
+  // words, and counted against it.
+  if (for_words) opt.timeout_s = ctx.words->limit(opt.timeout_s);
   if (const std::string why = confine(ctx, staged, stem, opt, scratch); !why.empty()) return error(why);
   const ProcessResult p = run_process(opt);
+  if (for_words) ctx.words->charge(p.seconds);
   keep_access_report(ctx, scratch);
   remove_scratch_dir(scratch);
   r.seconds = p.seconds;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct RunContext {
   // course.toml's check_timeout_s (<= 0: none).
   RunRole role = RunRole::student;
   double course_cap_s = 0;
+  // The submission's allowance for words (time_limits.h): a second look's or
+  // hang look's run is limited to what is left of it and counted against it.
+  // Null: no allowance (./cudalab test).
+  std::shared_ptr<WordsAllowance> words;
   // Correctness checks: where the test process's evidence goes (kept there:
   // the reference's run), or the reference's evidence to judge it against
   // (the student's run: the evidence is then a scratch file). Both empty: no

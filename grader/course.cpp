@@ -202,13 +202,14 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
     }
   }
   if (const toml::table* g = doc["grading"].as_table()) {
-    static const std::set<std::string> known = {"seed", "build_timeout_s", "check_timeout_s", "cpu_mode"};
+    static const std::set<std::string> known = {"seed", "build_timeout_s", "check_timeout_s",
+                                                "words_allowance_s", "cpu_mode"};
     for (const auto& [key, node] : *g)
       if (!known.count(std::string(key.str())))
         fail(source, &node,
-             fmt::format(
-                 "[grading]: unknown field '{}' (known: seed, build_timeout_s, check_timeout_s, cpu_mode)",
-                 key.str()));
+             fmt::format("[grading]: unknown field '{}' (known: seed, build_timeout_s, check_timeout_s, "
+                         "words_allowance_s, cpu_mode)",
+                         key.str()));
     if (const toml::node* s = g->get("seed")) {
       auto v = s->value<std::int64_t>();
       if (!s->is_integer() || !v || *v < 0) fail(source, s, "[grading]: seed must be a whole number >= 0");
@@ -225,6 +226,12 @@ CourseSpec parse_course(const std::string& text, const std::string& source,
       if (!t->is_number() || !v || *v <= 0)
         fail(source, t, "[grading]: check_timeout_s must be a positive number");
       c.check_timeout_s = *v;
+    }
+    if (const toml::node* t = g->get("words_allowance_s")) {
+      auto v = t->value<double>();
+      if (!t->is_number() || !v || *v < 0)
+        fail(source, t, "[grading]: words_allowance_s must be a number >= 0 (0: no second looks)");
+      c.words_allowance_s = *v;
     }
     if (const toml::node* m = g->get("cpu_mode")) {
       auto v = m->value<bool>();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cudalab/manifest.h"
+#include "time_limits.h"
 
 namespace cudalab {
 
@@ -30,6 +31,8 @@ struct CourseSpec {
   std::map<std::string, double> weights;  // lab -> weight (default 1)
   std::string seed;                       // grading seed ("" = the labs' default)
   double build_timeout_s = 600;
+  // All of one submission's second looks and explanations (time_limits.h).
+  double words_allowance_s = kWordsAllowance_s;
   double check_timeout_s = 0;  // caps every check's timeout when > 0
   bool cpu_mode = false;       // without a GPU, grade correctness in CPU mode
   std::vector<Assignment> assignments;

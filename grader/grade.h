@@ -136,8 +136,14 @@ class Grader {
   bool ensure_configured(int slot, std::string& error);
   void sync_overlay(const struct SubmissionPlan* plan, int slot);
   std::string build_lab(const std::string& target, int slot, bool& ok);
-  // Several targets in one build (ninja runs them side by side); the log if it failed.
-  std::string build_targets(const std::vector<std::string>& targets, int slot, bool& ok);
+  // Several targets in one build (ninja runs them side by side); the log if it
+  // failed. timeout_s > 0: instead of the course's build_timeout_s.
+  std::string build_targets(const std::vector<std::string>& targets, int slot, bool& ok,
+                            double timeout_s = 0);
+  // A build that only serves words (a look's CPU-mode or access build):
+  // within what is left of ctx.words, counted against it, and not tried
+  // again for the same submission once it failed (pipeline/second_looks.cpp).
+  std::string build_for_words(const RunContext& ctx, const std::string& target, int slot, bool& ok);
   // A student slot's build runs confined (sandbox.h, build profile): it
   // reads the submission's copy, the course's harness, simt, tools and labs,
   // and the toolchain; it writes the slot's build folder.

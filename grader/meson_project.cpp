@@ -83,6 +83,7 @@ ProcessOptions MesonProject::setup(const fs::path& source, const std::vector<std
               source.string()};
   opt.argv.insert(opt.argv.end(), options.begin(), options.end());
   opt.timeout_s = timeout_s;
+  opt.memory_limit_bytes = kBuildMemoryLimit_bytes;
   opt.output_cap = 1 << 20;
   build_ninja_.reset();  // Meson writes it again
   return opt;
@@ -103,6 +104,7 @@ ProcessOptions MesonProject::build(const std::vector<std::string>& names,
   }
   opt.env = build_environment();
   opt.timeout_s = timeout_s;
+  opt.memory_limit_bytes = kBuildMemoryLimit_bytes;
   opt.output_cap = 1 << 20;
   return opt;
 }

@@ -15,6 +15,16 @@
 
 namespace cudalab {
 
+// The memory each process of a build (Meson, ninja, every compiler) may
+// allocate (RLIMIT_DATA, process.h): a file made to blow up the compiler
+// (gallery 64's #include "/dev/zero", templates instantiated without end)
+// ends with "the build ran out of its 4 GiB memory limit" instead of taking
+// the grading host's memory. Per process, as an rlimit is: lab 03's student
+// file through nvcc peaks at 214 MB and builds under a 256 MiB limit too
+// (2026-11-28, CUDA 13.0, GCC 12), so 4 GiB is room for any honest file, and
+// 16 compilers side by side stay within a GPU host's 128 GiB.
+inline constexpr std::uint64_t kBuildMemoryLimit_bytes = 4ull << 30;
+
 class MesonProject {
  public:
   explicit MesonProject(std::filesystem::path build_dir);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,6 +66,21 @@ std::map<std::string, std::string> minimal_environment() {
 std::string with_huge_pages(const std::string& tunables) {
   if (tunables.find("glibc.malloc.hugetlb") != std::string::npos) return tunables;  // the user's choice
   return tunables.empty() ? "glibc.malloc.hugetlb=1" : tunables + ":glibc.malloc.hugetlb=1";
+}
+
+bool ran_out_of_memory(const ProcessOptions& options, const ProcessResult& result) {
+  if (options.memory_limit_bytes == 0 || !result.started || result.ok()) return false;
+  // What GCC, cc1plus, cicc, ptxas, the C++ runtime and Python say when an
+  // allocation fails.
+  for (const char* said : {"out of memory", "Out of memory", "memory exhausted", "std::bad_alloc",
+                           "Cannot allocate memory", "MemoryError", "insufficient memory"})
+    if (result.output.find(said) != std::string::npos) return true;
+  return false;
+}
+
+std::string describe_memory_limit(const std::string& what, std::uint64_t bytes) {
+  return fmt::format("{} ran out of its {:g} GiB memory limit", what,
+                     static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
 }
 
 namespace {
@@ -174,6 +190,15 @@ ProcessResult run_process(const ProcessOptions& options) {
     }
     if (options.env) environ = envp.data();
     if (options.niceness > 0) (void)!nice(options.niceness);
+    if (options.memory_limit_bytes > 0) {
+      // RLIMIT_DATA, not RLIMIT_AS: nvcc's tools reserve large address
+      // ranges they never use, which only the address space counts.
+      const rlimit mem{options.memory_limit_bytes, options.memory_limit_bytes};
+      if (setrlimit(RLIMIT_DATA, &mem) != 0) {
+        dprintf(STDERR_FILENO, "cannot limit the memory of %s: %s\n", argv[0], std::strerror(errno));
+        _exit(127);
+      }
+    }
     execvp(argv[0], argv.data());
     dprintf(STDERR_FILENO, "cannot run %s: %s\n", argv[0], std::strerror(errno));
     _exit(127);

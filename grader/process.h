@@ -3,6 +3,7 @@
 // flood costs only that command: on timeout the whole group is killed.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -26,6 +27,10 @@ struct ProcessOptions {
   // Open descriptors the child gets: (ours, its number). The record and the
   // evidence of a check travel this way, never as paths.
   std::vector<std::pair<int, int>> pass_fds;
+  // > 0: the most memory each process of the command may allocate
+  // (RLIMIT_DATA, inherited by everything it starts: a build's every
+  // compiler). A hostile file can make a compiler grow without end.
+  std::uint64_t memory_limit_bytes = 0;
   // Called with the output as it comes, on the caller's thread (a build's
   // progress reads ninja's status lines); ProcessResult::output still has it.
   std::function<void(std::string_view)> on_output;
@@ -47,6 +52,12 @@ struct ProcessResult {
 };
 
 ProcessResult run_process(const ProcessOptions& options);
+
+// Whether a command run with a memory limit died of it, as its output says
+// (a compiler reports a failed allocation; none is killed by the limit).
+bool ran_out_of_memory(const ProcessOptions& options, const ProcessResult& result);
+// "the build ran out of its 8 GiB memory limit"
+std::string describe_memory_limit(const std::string& what, std::uint64_t bytes);
 
 // The environment variables a check needs and nothing else (PATH, HOME,
 // LANG, CUDA_VISIBLE_DEVICES...): nothing the grader knows leaks to students.

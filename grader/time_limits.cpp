@@ -26,6 +26,44 @@ double check_run_limit(const RunLimitInputs& in) {
   return s;
 }
 
+double WordsAllowance::limit(double own_s) const {
+  const double left = left_s();
+  if (left <= 0) return 0;
+  return own_s > 0 ? std::min(own_s, left) : left;
+}
+
+void WordsAllowance::charge(double seconds) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  used_s_ += std::max(0.0, seconds);
+}
+
+double WordsAllowance::left_s() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return total_s_ - used_s_;
+}
+
+bool WordsAllowance::spent() const {
+  return left_s() <= 0;
+}
+
+void WordsAllowance::build_failed(const std::string& target, const std::string& log) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  failed_builds_.emplace(target, log);
+}
+
+const std::string* WordsAllowance::failed_build(const std::string& target) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it = failed_builds_.find(target);
+  return it == failed_builds_.end() ? nullptr : &it->second;  // entries are never erased
+}
+
+std::string words_skipped_note(double allowance_s, const std::string& what) {
+  return fmt::format(
+      "{} was not looked into: this submission's {:.0f} s for second looks and explanations were spent "
+      "(the grade does not depend on them)",
+      what, allowance_s);
+}
+
 std::string describe_limit(double limit_s, double reference_s, bool speed) {
   // Whole seconds, as the limit is meant; tenths for a short reference.
   const auto secs = [](double s) { return s < 10 ? fmt::format("{:.1f} s", s) : fmt::format("{:.0f} s", s); };

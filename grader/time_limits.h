@@ -5,6 +5,8 @@
 // whoever runs it (RunRole). Nothing else changes a check's limit.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace cudalab {
@@ -71,6 +73,58 @@ double check_run_limit(const RunLimitInputs& in);
 // the lab's or course's limit is less)"; "120 s" without a reference time.
 // Host-only (tested).
 std::string describe_limit(double limit_s, double reference_s, bool speed);
+
+// The words' allowance: what all of one submission's runs and builds that only
+// find words may take together (second looks, a slow speed check's explanation
+// in CPU mode, a roofline's traffic count, and their builds). Each such run's
+// own limit is at most what is left (WordsAllowance::limit), so a kernel that
+// never ends in CPU mode (gallery 70: one left spinning on a side stream)
+// costs the allowance once, not 90 s per look and per speed check (an H200
+// was still grading one after 347 s). Spent, the looks still to come are
+// skipped with a note; no verdict depends on them.
+// The default: an honest explanation in CPU mode costs a few seconds to
+// about 15 s (its counting run at a small shape, 128^3 for lab 03), and a
+// lab's access build, shared by its explanations and traffic counts, is
+// its student file compiled once more (lab 03's file took 26 s through nvcc
+// here, on 2 loaded cores, 2026-11-28; a GPU host's cores take a few). A
+// slow lab's two speed checks, explained and charted, fit in 60 s; a
+// hostile submission then costs at most a minute more than its honest twin,
+// and never holds the next submission of a batch longer. A submission slow
+// in several labs may see its last labs' leads skipped (with the note); a
+// course that wants them all raises words_allowance_s in course.toml.
+inline constexpr double kWordsAllowance_s = 60;
+
+// One submission's allowance (kWordsAllowance_s or course.toml's), spent by
+// the runs and builds that find words. Shared by the looks before the speed
+// checks and the speed checks' words job beside them: thread-safe.
+class WordsAllowance {
+ public:
+  explicit WordsAllowance(double total_s) : total_s_(total_s) {}
+  // The limit of one run or build whose own limit is own_s (<= 0: none):
+  // at most what is left. 0 when nothing is left: do not start it.
+  double limit(double own_s) const;
+  // What a run or build took: counted against the allowance.
+  void charge(double seconds);
+  // Nothing left: a run cut short by limit() leaves it so, and its words
+  // (a timeout that is the allowance's, not the kernel's) are not used.
+  bool spent() const;
+  double total_s() const { return total_s_; }
+  double left_s() const;
+  // A build for words that failed or timed out, and its log: the next speed
+  // check of the same submission does not build it again.
+  void build_failed(const std::string& target, const std::string& log);
+  const std::string* failed_build(const std::string& target) const;
+
+ private:
+  const double total_s_;
+  mutable std::mutex mutex_;
+  double used_s_ = 0;
+  std::map<std::string, std::string> failed_builds_;
+};
+
+// The note of a look skipped because the allowance is spent (what it would
+// have said, e.g. "why this check was slow").
+std::string words_skipped_note(double allowance_s, const std::string& what);
 
 // The grader's own tools, whose time does not depend on a submission's kernels.
 inline constexpr double kGpuProbeLimit_s = 60;       // cudalab-gpuinfo, once per submission

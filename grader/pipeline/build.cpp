@@ -257,7 +257,8 @@ SandboxSpec Grader::build_sandbox(int slot, const fs::path& scratch) const {
   return box;
 }
 
-std::string Grader::build_targets(const std::vector<std::string>& targets, int slot, bool& ok) {
+std::string Grader::build_targets(const std::vector<std::string>& targets, int slot, bool& ok,
+                                  double timeout_s) {
   const fs::path build_ = fs::absolute(build(slot)), overlay_ = overlay(slot);
   const MesonProject project(build_);
   const fs::path& ninja = ninja_program();
@@ -266,7 +267,8 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   // probe in harness/.
   std::vector<std::string> outputs;
   for (const auto& t : targets) outputs.push_back(target_path(t));
-  ProcessOptions opt = project.build(targets, outputs, cfg_.course.build_timeout_s);
+  ProcessOptions opt =
+      project.build(targets, outputs, timeout_s > 0 ? timeout_s : cfg_.course.build_timeout_s);
   opt.niceness = 10;  // in a batch, this may overlap the previous submission's timed checks
   // One step for both of a submission's builds below: ninja's second count
   // is timed on its own (progress.h).
@@ -312,6 +314,9 @@ std::string Grader::build_targets(const std::vector<std::string>& targets, int s
   // For the instructor who profiles a grade: the whole command and output.
   profile(fmt::format("build failed ({}): {}\n{}", p.describe(), fmt::join(opt.argv, " "), p.output));
   if (p.timed_out) return fmt::format("the build did not finish within {:.0f} s", opt.timeout_s);
+  if (ran_out_of_memory(opt, p))
+    return describe_memory_limit("the build", opt.memory_limit_bytes) + ":\n" +
+           build_failure_log(p.output, overlay_.string(), cfg_.verbose, p.describe());
   if (student_code && p.exit_code == 125 && p.output.find("cudalab-sandbox:") != std::string::npos)
     return "the grader could not confine the build (not your code; tell your instructor):\n" + p.output;
   return build_failure_log(p.output, overlay_.string(), cfg_.verbose, p.describe());

@@ -197,6 +197,7 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
       opt.timeout_s = std::min(kIncludeListLimit_s, cfg_.course.build_timeout_s);
       opt.output_cap = 4 << 20;
       opt.niceness = 10;  // like the build it checks
+      opt.memory_limit_bytes = kBuildMemoryLimit_bytes;
       fs::path scratch;
       ProcessResult p;
       try {

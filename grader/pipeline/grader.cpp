@@ -111,6 +111,8 @@ Grader::Checking Grader::begin_checks(Staged st) {
   ctx.work_dir = cfg_.work_dir / "records";
   ctx.clean_env = true;
   ctx.course_cap_s = cfg_.course.check_timeout_s;
+  // One allowance for all of this submission's words (time_limits.h).
+  ctx.words = std::make_shared<WordsAllowance>(cfg_.course.words_allowance_s);
   // This submission's GPU alone, for its checks and for the reference runs
   // they cause (the reference's evidence does not depend on which GPU of a
   // host ran it).

@@ -30,13 +30,35 @@ namespace fs = std::filesystem;
 
 namespace cudalab {
 
+std::string Grader::build_for_words(const RunContext& ctx, const std::string& target, int slot, bool& ok) {
+  ok = false;
+  if (!ctx.words) return build_lab(target, slot, ok);
+  // Failed or timed out for an earlier look: the same files fail the same way.
+  if (const std::string* log = ctx.words->failed_build(target)) return *log;
+  const double limit = ctx.words->limit(cfg_.course.build_timeout_s);
+  if (limit <= 0) return words_skipped_note(ctx.words->total_s(), "the build " + target);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string log = build_targets({target}, slot, ok, limit);
+  ctx.words->charge(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (!ok) ctx.words->build_failed(target, log);
+  return log;
+}
+
 void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
                           const std::string& launch, CheckResult& r) {
   const CheckSpec* by = lab.find_by_id(speed.explain);
   if (!by || !timed_and_failed(r)) return;
+  const auto skipped = [&] {
+    r.notes.push_back(words_skipped_note(ctx.words->total_s(), "why this check was slow"));
+  };
+  if (ctx.words && ctx.words->spent()) return skipped();
+  const std::vector<std::string> lab_words = r.failures;
   bool ok = false;
-  build_lab(lab.id + "-tests-access", slot, ok);
-  if (!ok) return;
+  build_for_words(ctx, lab.id + "-tests-access", slot, ok);
+  if (!ok) {
+    if (ctx.words && ctx.words->spent()) skipped();
+    return;
+  }
   // The reference's count of the same check: without it only what needs no
   // comparison can lead (bank conflicts, uncoalesced accesses).
   std::string error;
@@ -46,6 +68,12 @@ void Grader::explain_slow(const RunContext& ctx, const LabSpec& lab, const Check
   explain_by_access(ctx, lab, *by, build(slot) / "labs" / (lab.id + "-tests-access"),
                     reference ? &*reference : nullptr,
                     ctx.work_dir / (run_stem(lab.id, by->id) + "-access.json"), launch, r);
+  // Cut short by the allowance: whatever it counted is not the kernel's whole
+  // run, and the lab's own words stand.
+  if (ctx.words && ctx.words->spent()) {
+    r.failures = lab_words;
+    skipped();
+  }
 }
 
 bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
@@ -55,7 +83,7 @@ bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckS
   // Built only when a look needs it (--prepare builds it on a GPU host).
   const auto cpu_binary = [&]() -> fs::path {
     bool ok = false;
-    build_lab(lab.id + "-tests-cpu", slot, ok);
+    build_for_words(ctx, lab.id + "-tests-cpu", slot, ok);
     return ok ? build(slot) / "labs" / (lab.id + "-tests-cpu") : fs::path();
   };
   return second_opinion(ctx, lab, check, kind, cpu_binary, r);
@@ -78,10 +106,21 @@ void Grader::take_second_looks(Checking& c) {
     // The second looks say why; they never change a verdict (edit_words).
     r.edit_words([&](CheckResult& words) {
       if (g.cpu_mode) lead_hang_in_cpu_mode(words, grid_stride_lab(spec));
-      if (g.gpu && words.verdict == Verdict::timeout && !hangs_in_cpu_mode[p.lab].empty())
+      if (g.gpu && words.verdict == Verdict::timeout && !hangs_in_cpu_mode[p.lab].empty()) {
         lead_hang_like(hangs_in_cpu_mode[p.lab], words, grid_stride_lab(spec));
-      else if (g.gpu && second_look(plain, spec, check, c.staged.slot, words) &&
-               words.verdict == Verdict::timeout)
+        return;
+      }
+      if (!g.gpu || second_opinion_for(words, !compute_sanitizer_program().empty()) == SecondOpinion::none)
+        return;
+      // Within the submission's allowance (time_limits.h): a look it cut
+      // short says nothing of the kernel (a timeout that is the allowance's),
+      // so its words are dropped for a note.
+      const CheckResult before = words;
+      const bool looked = !c.ctx.words->spent() && second_look(plain, spec, check, c.staged.slot, words);
+      if (c.ctx.words->spent()) {
+        words = before;
+        words.notes.push_back(words_skipped_note(c.ctx.words->total_s(), "why this check failed"));
+      } else if (looked && words.verdict == Verdict::timeout)
         hangs_in_cpu_mode[p.lab] = check.name;
     });
     // Under the sanitizers too: a kernel can be right by luck (a race that

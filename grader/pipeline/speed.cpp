@@ -145,6 +145,7 @@ void Grader::run_speed_checks(Checking& c) {
   // build in the slot's folder), and joins the check's result when done.
   struct Words {
     std::optional<std::vector<std::string>> failures;  // explained: the lead first
+    std::optional<std::vector<std::string>> notes;     // explained: a note where it was skipped
     CheckResult counted;                               // chart_traffic's notes and counts
   };
   struct Counting {
@@ -160,6 +161,7 @@ void Grader::run_speed_checks(Checking& c) {
     Judged& done = *c.done[counting->lab][counting->check];
     done.edit_words([&](CheckResult& w) {
       if (extra.failures) w.failures = *extra.failures;
+      if (extra.notes) w.notes = *extra.notes;
       w.notes.insert(w.notes.end(), extra.counted.notes.begin(), extra.counted.notes.end());
     });
     done.add_chart_measurements(extra.counted.measurements);
@@ -215,6 +217,7 @@ void Grader::run_speed_checks(Checking& c) {
                        try {
                          explain_slow(lc, *lab.spec, check, slot, launch, explained);
                          words.failures = explained.failures;
+                         words.notes = explained.notes;
                        } catch (const std::exception& e) {
                          // The lab's own message stands without a lead.
                          profile(fmt::format("  {} {}: not explained: {}", lab.spec->id, check.id, e.what()));

@@ -100,8 +100,16 @@ void Grader::chart_traffic(const RunContext& ctx, const LabSpec& lab, const Chec
   std::string error;
   // The student's kernel: its lab's access build, the one a slow check's
   // explanation runs (second_looks.cpp), built here where none was yet.
+  // Words only, within the submission's allowance (time_limits.h) as a
+  // second look is: a kernel that never ends in CPU mode costs it once.
+  const auto spent = [&] { return ctx.words && ctx.words->spent(); };
+  const auto skipped = [&] {
+    record_no_traffic(words_skipped_note(ctx.words->total_s(), "your kernel's count"), out);
+  };
+  if (spent()) return skipped();
   bool built = false;
-  const std::string log = build_lab(lab.id + "-tests-access", slot, built);
+  const std::string log = build_for_words(ctx, lab.id + "-tests-access", slot, built);
+  if (!built && spent()) return skipped();
   if (!built) {
     // simt counts accesses through GCC's instrumentation: a build configured
     // with another compiler has no such target.
@@ -117,6 +125,7 @@ void Grader::chart_traffic(const RunContext& ctx, const LabSpec& lab, const Chec
   look.role = RunRole::second_look;
   auto mine = count_kernel_traffic(look, lab, check, build(slot) / "labs" / (lab.id + "-tests-access"),
                                    "student", error);
+  if (spent()) return skipped();  // cut short: not the kernel's whole run
   if (!mine) {
     record_no_traffic("your kernel's count in CPU mode: " + error, out);
     return;

@@ -78,3 +78,13 @@ TEST_CASE("A mistake in an assignment is named with its line", "[course][grader]
   CHECK_THROWS_WITH(course("[[assignment]]\nname = \"hw3\"\nlabs = [\"05_reduction\"]\n"),
                     Catch::Contains("course.toml:"));
 }
+
+TEST_CASE("A course sets the allowance for a submission's second looks, or keeps the default",
+          "[course][grader]") {
+  CHECK(course("").words_allowance_s == Approx(kWordsAllowance_s));
+  CHECK(course("[grading]\nwords_allowance_s = 20\n").words_allowance_s == Approx(20));
+  CHECK(course("[grading]\nwords_allowance_s = 0\n").words_allowance_s == 0);  // no second looks at all
+  CHECK_THROWS_WITH(course("[grading]\nwords_allowance_s = -1\n"),
+                    Catch::Contains("words_allowance_s must be"));
+  CHECK_THROWS_WITH(course("[grading]\nwords_allowance = 20\n"), Catch::Contains("words_allowance_s"));
+}

@@ -89,3 +89,31 @@ TEST_CASE("Checks run with malloc's huge pages, keeping the tunables the user se
   // The user's own choice of huge pages stands, even "none".
   CHECK(with_huge_pages("glibc.malloc.hugetlb=0") == "glibc.malloc.hugetlb=0");
 }
+
+TEST_CASE("A command gets the memory limit it is given, and its children too", "[process][grader]") {
+  ProcessOptions o;
+  o.argv = {"sh", "-c", "sh -c 'ulimit -d'"};
+  o.memory_limit_bytes = 256ull << 20;
+  const auto r = run_process(o);
+  CHECK(r.ok());
+  CHECK_THAT(r.output, Catch::Contains("262144"));  // KiB
+}
+
+TEST_CASE("A command that dies of its memory limit is told apart from one that fails", "[process][grader]") {
+  ProcessOptions o;
+  // What a compiler does when an allocation fails: says so and exits.
+  o.argv = {"python3", "-c", "x = bytearray(1 << 30)"};
+  o.memory_limit_bytes = 256ull << 20;
+  const auto r = run_process(o);
+  CHECK_FALSE(r.ok());
+  CHECK(ran_out_of_memory(o, r));
+  CHECK(describe_memory_limit("the build", o.memory_limit_bytes) ==
+        "the build ran out of its 0.25 GiB memory limit");
+  CHECK(describe_memory_limit("the build", 8ull << 30) == "the build ran out of its 8 GiB memory limit");
+  // The same failure without a limit, or an ordinary failure with one: not the limit's.
+  ProcessOptions unlimited = o;
+  unlimited.memory_limit_bytes = 0;
+  CHECK_FALSE(ran_out_of_memory(unlimited, r));
+  o.argv = {"sh", "-c", "echo 'error: expected ;'; exit 1"};
+  CHECK_FALSE(ran_out_of_memory(o, run_process(o)));
+}

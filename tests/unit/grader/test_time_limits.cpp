@@ -1,6 +1,7 @@
 // The one rule for a check's time limit (grader/time_limits.h), for every role a
 // run of a check's process plays.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "time_limits.h"
 
@@ -92,4 +93,64 @@ TEST_CASE("A graded check's time limit is a multiple of the reference's, between
         "48 s (twice the reference solution's 24 s: the lab's or course's limit is less)");
   CHECK(describe_limit(check_limit(12.5, 600, false), 12.5, false) ==
         "125 s (10 x the reference solution's 12 s)");
+}
+
+TEST_CASE("A run for words gets at most what is left of the submission's allowance",
+          "[time-limits][grader]") {
+  WordsAllowance words(90);
+  CHECK(words.limit(60) == Approx(60));  // its own limit, while the allowance has more
+  words.charge(50);
+  CHECK(words.left_s() == Approx(40));
+  CHECK(words.limit(60) == Approx(40));  // what is left, not its own 60 s
+  CHECK(words.limit(0) == Approx(40));   // no limit of its own: what is left
+  CHECK_FALSE(words.spent());
+}
+
+TEST_CASE("A kernel that never ends costs the allowance once, not once per look", "[time-limits][grader]") {
+  WordsAllowance words(kWordsAllowance_s);
+  // Each look that hangs runs to its limit (kSecondLookLimit_s, or what is
+  // left) and is charged for it; the looks after the allowance are not run.
+  double spent_s = 0;
+  int runs = 0;
+  for (int look = 0; look < 8; ++look) {
+    const double limit = words.limit(kSecondLookLimit_s);
+    if (limit <= 0) break;
+    words.charge(limit);
+    spent_s += limit;
+    ++runs;
+  }
+  CHECK(spent_s == Approx(kWordsAllowance_s));
+  CHECK(runs == static_cast<int>(std::ceil(kWordsAllowance_s / kSecondLookLimit_s)));
+  CHECK(words.spent());
+  CHECK(words.limit(kSecondLookLimit_s) == 0);
+}
+
+TEST_CASE("An allowance of 0 runs no look at all, and time never flows back", "[time-limits][grader]") {
+  WordsAllowance none(0);
+  CHECK(none.spent());
+  CHECK(none.limit(90) == 0);
+  WordsAllowance words(10);
+  words.charge(-5);  // a clock that went backwards gives nothing back
+  CHECK(words.left_s() == Approx(10));
+  words.charge(12);  // a run that overran its limit (the kill takes time)
+  CHECK(words.spent());
+  CHECK(words.limit(5) == 0);
+}
+
+TEST_CASE("A build for words that failed is remembered with its log, not tried again",
+          "[time-limits][grader]") {
+  WordsAllowance words(90);
+  CHECK(words.failed_build("03_tiling-tests-access") == nullptr);
+  words.build_failed("03_tiling-tests-access", "the build did not finish within 40 s");
+  const std::string* log = words.failed_build("03_tiling-tests-access");
+  REQUIRE(log != nullptr);
+  CHECK(*log == "the build did not finish within 40 s");
+  CHECK(words.failed_build("03_tiling-tests-cpu") == nullptr);  // another target still builds
+}
+
+TEST_CASE("A skipped look says what was not looked into and that the grade stands", "[time-limits][grader]") {
+  const std::string note = words_skipped_note(90, "why this check was slow");
+  CHECK(note.rfind("why this check was slow was not looked into", 0) == 0);
+  CHECK(note.find("90 s") != std::string::npos);
+  CHECK(note.find("the grade does not depend on them") != std::string::npos);
 }
