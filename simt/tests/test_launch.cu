@@ -303,3 +303,41 @@ TEST_CASE("the device looks like a compute capability 9.0 GPU") {
   CHECK(cudaRuntimeGetVersion(&v) == cudaSuccess);
   CHECK(v == 13000);
 }
+
+namespace {
+
+// What the after-launch hook saw: the launch's output as the hook read it.
+std::vector<int> g_seen_by_hook;
+int* g_hook_reads = nullptr;
+int g_hook_calls = 0;
+
+void read_after_launch() {
+  ++g_hook_calls;
+  g_seen_by_hook.assign(4, -1);
+  cudaMemcpy(g_seen_by_hook.data(), g_hook_reads, 4 * sizeof(int), cudaMemcpyDeviceToHost);
+}
+
+}  // namespace
+
+TEST_CASE("the after-launch hook sees each launch's stores before the launching code goes on, and not a failed "
+          "launch") {
+  clear();
+  DeviceBuffer<int> out(4);
+  out.fill(0);
+  g_hook_reads = out.get();
+  g_hook_calls = 0;
+  simt::set_after_launch(read_after_launch);
+  touch<<<1, 4>>>(out.get());
+  // The launching code writes the bytes back at once: the hook came first.
+  out.fill(0);
+  CHECK(g_hook_calls == 1);
+  CHECK(g_seen_by_hook == std::vector<int>{1, 1, 1, 1});
+  touch<<<1, 2048>>>(out.get());  // refused: no grid ran
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  CHECK(g_hook_calls == 1);
+  simt::set_after_launch(nullptr);
+  touch<<<1, 4>>>(out.get());
+  CHECK(g_hook_calls == 1);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  clear();
+}
