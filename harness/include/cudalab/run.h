@@ -54,6 +54,13 @@ std::string configuration_problem(const LaunchSeen& l);
 // seen there stays (GuardedBuffer::keep_guard_damage). A launcher that saves
 // the bytes past C and writes them back after its kernel is then judged as
 // its twin without the copy. observing_launches: whether a Run is watching.
+// What this does not reach (the test process runs the student's native code,
+// so what it records stays a Claim): launches that bypass the runtime's
+// launch calls (a CUDA graph, the driver API), a kernel that puts the bytes
+// back itself, inputs changed and written back (they are compared after the
+// launcher only), and host code that patches the harness's memory. On a GPU
+// the way out of reach is to replay the memory check's traced launches on
+// guarded buffers in the reference build, as the speed checks are.
 bool observing_launches();
 void observe_launch() noexcept;
 
