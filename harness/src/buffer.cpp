@@ -20,10 +20,10 @@ GuardedBuffer::GuardedBuffer(std::string name, std::size_t count, std::size_t el
   base_ = static_cast<unsigned char*>(p);
   user_ = base_ + guard_;
   if (guard_ > 0) {
-    const std::vector<std::uint8_t> before = guard_zone(name_, false, guard_),
-                                    after = guard_zone(name_, true, guard_);
-    CUDA_CHECK(cudaMemcpy(base_, before.data(), guard_, cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemcpy(user_ + bytes(), after.data(), guard_, cudaMemcpyHostToDevice));
+    intact_before_ = guard_zone(name_, false, guard_);
+    intact_after_ = guard_zone(name_, true, guard_);
+    CUDA_CHECK(cudaMemcpy(base_, intact_before_.data(), guard_, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(user_ + bytes(), intact_after_.data(), guard_, cudaMemcpyHostToDevice));
   }
 }
 
@@ -36,6 +36,10 @@ GuardedBuffer::GuardedBuffer(GuardedBuffer&& other) noexcept
       count_(other.count_),
       elem_size_(other.elem_size_),
       guard_(other.guard_),
+      intact_before_(std::move(other.intact_before_)),
+      intact_after_(std::move(other.intact_after_)),
+      seen_before_(std::move(other.seen_before_)),
+      seen_after_(std::move(other.seen_after_)),
       base_(other.base_),
       user_(other.user_) {
   other.base_ = other.user_ = nullptr;
@@ -59,6 +63,22 @@ void GuardedBuffer::guard_zones(std::vector<std::uint8_t>& before, std::vector<s
   if (guard_ == 0) return;
   CUDA_CHECK(cudaMemcpy(before.data(), base_, guard_, cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(after.data(), user_ + bytes(), guard_, cudaMemcpyDeviceToHost));
+  with_damage_seen(intact_before_, seen_before_, before);
+  with_damage_seen(intact_after_, seen_after_, after);
+}
+
+void GuardedBuffer::keep_guard_damage() noexcept {
+  if (guard_ == 0 || !base_) return;
+  try {
+    std::vector<std::uint8_t> before(guard_), after(guard_);
+    if (cudaMemcpy(before.data(), base_, guard_, cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(after.data(), user_ + bytes(), guard_, cudaMemcpyDeviceToHost) != cudaSuccess)
+      return;  // the error stays for the launcher's own checks and run_launcher's to report
+    keep_damage(intact_before_, before, seen_before_);
+    keep_damage(intact_after_, after, seen_after_);
+  } catch (...) {
+    // Out of host memory: the zones are read again after the launcher.
+  }
 }
 
 std::vector<std::string> GuardedBuffer::guard_damage() const {

@@ -50,6 +50,21 @@ std::vector<std::uint8_t> guard_zone(const std::string& name, bool after, std::s
   return zone;
 }
 
+void keep_damage(const std::vector<std::uint8_t>& intact, const std::vector<std::uint8_t>& now,
+                 std::vector<std::uint8_t>& seen) {
+  if (now.size() != intact.size() || now == intact) return;
+  if (seen.size() != intact.size()) seen = intact;
+  for (std::size_t i = 0; i < now.size(); ++i)
+    if (now[i] != intact[i]) seen[i] = now[i];
+}
+
+void with_damage_seen(const std::vector<std::uint8_t>& intact, const std::vector<std::uint8_t>& seen,
+                      std::vector<std::uint8_t>& zone) {
+  if (seen.size() != intact.size() || zone.size() != intact.size()) return;
+  for (std::size_t i = 0; i < zone.size(); ++i)
+    if (zone[i] == intact[i] && seen[i] != intact[i]) zone[i] = seen[i];
+}
+
 namespace {
 
 // Indices (in elements, relative to the buffer's start) of damaged elements.

@@ -74,6 +74,26 @@ void trace(const void* func, dim3 grid, dim3 block, size_t shared_bytes, void** 
   cudalab::replay::record_launch(func, g, b, shared_bytes, args);
 }
 
+// While a Run's launcher runs (cudalab/run.h observe_launch): this launch
+// finished and the Run's guard zones read before the launcher's next line,
+// which could otherwise write back the bytes the kernel overwrote past C. A
+// launch being captured into a graph runs later, and a synchronisation would
+// end the capture: it is left alone (the zones are read after the launcher
+// as always). Outside a Run (the timings) nothing happens here.
+void after_launch(cudaStream_t stream) {
+  if (!cudalab::observing_launches()) return;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  if (capture != cudaStreamCaptureStatusNone) return;
+  // An error here is the kernel's: it stays for the launcher's own checks
+  // and run_launcher's to report.
+  if (cudaStreamSynchronize(stream) != cudaSuccess) return;
+  cudalab::observe_launch();
+}
+
 // describe_launch names the kernel only when a launch error is reported.
 const bool kNamer = [] {
   cudalab::launch_kernel_namer() = kernel_name;
@@ -90,6 +110,7 @@ extern "C" cudaError_t __wrap_cudaLaunchKernel(const void* func, dim3 grid, dim3
   // microsecond for it.
   remember(func, grid, block, shared_bytes, result);
   if (result == cudaSuccess) trace(func, grid, block, shared_bytes, args);
+  if (result == cudaSuccess) after_launch(stream);
   return result;
 }
 
@@ -125,5 +146,6 @@ extern "C" cudaError_t __wrap___cudaLaunchKernel(cudaKernel_t kernel, dim3 grid,
     remember(func, grid, block, shared_bytes, result);
   }
   if (result == cudaSuccess) trace(kernel, grid, block, shared_bytes, args);
+  if (result == cudaSuccess) after_launch(stream);
   return result;
 }

@@ -36,6 +36,13 @@ std::string error_label(cudaError_t e) {
   return fmt::format("{} ({})", cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
+// The Run whose launcher is running (Run::launch), whose guard zones are read
+// after each of its launches (observe_launch).
+Run*& observed_run() {
+  static Run* run = nullptr;
+  return run;
+}
+
 // The last launch of the last launcher run, as describe_launch says it.
 std::string& last_described_launch() {
   static std::string launch;
@@ -141,6 +148,14 @@ std::string configuration_problem(const LaunchSeen& l) {
         "cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)",
         l.shared_bytes);
   return "";
+}
+
+bool observing_launches() {
+  return observed_run() != nullptr;
+}
+
+void observe_launch() noexcept {
+  if (Run* run = observed_run()) run->keep_guard_damage();
 }
 
 bool context_lost() {
@@ -311,6 +326,14 @@ LaunchOutcome Run::launch(const std::function<void()>& launcher) {
   const std::string what = fmt::format("{}({})", launcher_, shape_);
   evidence::set_label(what);  // the outputs compared next belong to this launch
   last_launcher_ = launcher;
+  // Its guard zones read after each of its launches (observe_launch).
+  struct Observe {
+    explicit Observe(Run* run) { observed_run() = run; }
+    ~Observe() { observed_run() = nullptr; }
+  } observe(this);
+#if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
+  simt::set_after_launch(observe_launch);
+#endif
   LaunchOutcome out = run_launcher(what, launcher);
   if (out.ok && !traffic_of().empty() && !last_described_launch().empty())
     note(kCountedLaunch + what + ": " + last_described_launch());
@@ -402,6 +425,10 @@ bool Run::check_accumulates(const Comparison& c, const std::vector<double>& expe
   for (std::size_t i = 0; i < n && right; ++i) right = tolerance.accepts(got[i], expected[i]);
   diagnosis::accumulation_probed(what, right);
   return right;
+}
+
+void Run::keep_guard_damage() noexcept {
+  for (auto& b : buffers_) b.keep_guard_damage();
 }
 
 const GuardedBuffer& Run::find(const std::string& name) const {

@@ -885,6 +885,14 @@ class Running {
 
 namespace simt {
 
+namespace {
+void (*g_after_launch)() = nullptr;
+}  // namespace
+
+void set_after_launch(void (*hook)()) {
+  g_after_launch = hook;
+}
+
 std::string take_last_launch() {
   std::string s;
   s.swap(detail::g_scheduler.reports.last_launch);
@@ -974,7 +982,9 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
         std::string(cudaGetErrorName(l.fault.error)) + " in " + where_launched(l) + ": " + what;
     std::fprintf(stderr, "cudalab CPU mode: %s\n", msg.c_str());
     set_pending(l.fault.error, msg);
+    return;
   }
+  if (g_after_launch) g_after_launch();
 }
 
 void set_schedule(const std::string& spec) {

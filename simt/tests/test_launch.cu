@@ -312,6 +312,17 @@ __global__ void hinted_copy(const float* in, float* out, int n) {
   if (i < n) __stcs(&out[i], __ldcs(&in[i]) + __ldcg(&in[i]) + __ldg(&in[i]));
 }
 
+// What the after-launch hook saw: the launch's output as the hook read it.
+std::vector<int> g_seen_by_hook;
+int* g_hook_reads = nullptr;
+int g_hook_calls = 0;
+
+void read_after_launch() {
+  ++g_hook_calls;
+  g_seen_by_hook.assign(4, -1);
+  cudaMemcpy(g_seen_by_hook.data(), g_hook_reads, 4 * sizeof(int), cudaMemcpyDeviceToHost);
+}
+
 }  // namespace
 
 TEST_CASE("cache-hint loads and stores (__ldcs, __ldcg, __stcs) read and write as plain ones") {
@@ -328,4 +339,27 @@ TEST_CASE("cache-hint loads and stores (__ldcs, __ldcg, __stcs) read and write a
   for (int i = 0; i < n; ++i) CHECK(host[i] == 3.0f * i);
   cudaFree(in);
   cudaFree(out);
+}
+
+TEST_CASE("the after-launch hook sees each launch's stores before the launching code goes on, and not a failed "
+          "launch") {
+  clear();
+  DeviceBuffer<int> out(4);
+  out.fill(0);
+  g_hook_reads = out.get();
+  g_hook_calls = 0;
+  simt::set_after_launch(read_after_launch);
+  touch<<<1, 4>>>(out.get());
+  // The launching code writes the bytes back at once: the hook came first.
+  out.fill(0);
+  CHECK(g_hook_calls == 1);
+  CHECK(g_seen_by_hook == std::vector<int>{1, 1, 1, 1});
+  touch<<<1, 2048>>>(out.get());  // refused: no grid ran
+  CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+  CHECK(g_hook_calls == 1);
+  simt::set_after_launch(nullptr);
+  touch<<<1, 4>>>(out.get());
+  CHECK(g_hook_calls == 1);
+  CHECK(cudaDeviceSynchronize() == cudaSuccess);
+  clear();
 }

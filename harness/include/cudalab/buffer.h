@@ -79,6 +79,20 @@ std::vector<std::string> describe_guard_damage(const std::string& name, std::siz
                                                std::size_t count, const std::vector<std::uint8_t>& before,
                                                const std::vector<std::uint8_t>& after);
 
+// Damage to a guard zone that stays once seen. A launcher's host code runs
+// after its kernels and before the harness reads the zones, so it could save
+// the bytes a kernel will overwrite and write them back (found on an H200:
+// 100 points against its twin's 90). The harness therefore also reads the
+// zones right after each launch (cudalab/run.h), and keeps every byte seen
+// damaged there: keep_damage folds the zone as read now (`now`) into `seen`
+// (empty until a first damage), and with_damage_seen puts the kept bytes back
+// into a zone read later wherever that one looks intact. Host-only,
+// unit-tested.
+void keep_damage(const std::vector<std::uint8_t>& intact, const std::vector<std::uint8_t>& now,
+                 std::vector<std::uint8_t>& seen);
+void with_damage_seen(const std::vector<std::uint8_t>& intact, const std::vector<std::uint8_t>& seen,
+                      std::vector<std::uint8_t>& zone);
+
 // One guarded device allocation of raw bytes.
 class GuardedBuffer {
  public:
@@ -99,12 +113,21 @@ class GuardedBuffer {
   void poison();
   // Messages for each guard zone written; empty when both are intact.
   std::vector<std::string> guard_damage() const;
-  // The zones' raw bytes (empty without guard zones), for the evidence.
+  // The zones' bytes (empty without guard zones), for the evidence: as they
+  // are now, with the damage keep_guard_damage saw put back where a byte was
+  // restored since.
   void guard_zones(std::vector<std::uint8_t>& before, std::vector<std::uint8_t>& after) const;
+  // Reads the zones now and keeps what is damaged (keep_damage): called
+  // after each launch of a Run's launcher, before its host code goes on.
+  // Never throws: a failed read keeps nothing (the zones are read again
+  // after the launcher).
+  void keep_guard_damage() noexcept;
 
  private:
   std::string name_;
   std::size_t count_, elem_size_, guard_;
+  // The zones as made, and the damage kept (empty: none seen).
+  std::vector<std::uint8_t> intact_before_, intact_after_, seen_before_, seen_after_;
   unsigned char* base_ = nullptr;
   unsigned char* user_ = nullptr;
 };

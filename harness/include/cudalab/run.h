@@ -46,6 +46,24 @@ std::string (*&launch_kernel_namer())(const void*);
 // dimension of 0, a block of more than 1024 threads...), or "". Host-only.
 std::string configuration_problem(const LaunchSeen& l);
 
+// Memory safety judged before the launcher's host code can repair it: while
+// Run::launch runs a launcher, the guard zones of the Run's buffers are read
+// after every kernel launch, before control returns to the launcher (GPU
+// builds: launch_wrap.cpp, once the launch's stream has finished it; CPU
+// mode: simt, at the end of each simulated launch), and whatever damage is
+// seen there stays (GuardedBuffer::keep_guard_damage). A launcher that saves
+// the bytes past C and writes them back after its kernel is then judged as
+// its twin without the copy. observing_launches: whether a Run is watching.
+// What this does not reach (the test process runs the student's native code,
+// so what it records stays a Claim): launches that bypass the runtime's
+// launch calls (a CUDA graph, the driver API), a kernel that puts the bytes
+// back itself, inputs changed and written back (they are compared after the
+// launcher only), and host code that patches the harness's memory. On a GPU
+// the way out of reach is to replay the memory check's traced launches on
+// guarded buffers in the reference build, as the speed checks are.
+bool observing_launches();
+void observe_launch() noexcept;
+
 // Calls a launcher, then checks for launch errors (cudaGetLastError) and
 // execution errors (cudaDeviceSynchronize). Exceptions from the launcher
 // (CUDALAB_TODO, CUDA_CHECK, anything else) become a failed outcome.
@@ -88,7 +106,12 @@ class Run {
   // stops threads that ran. Words only: its output is never judged.
   void note_reference_launch(const Comparison& c, const std::function<void(float* out)>& reference);
   // Guard zones written and inputs changed, as messages for the student.
+  // The zones judged hold the damage seen after any launch of the launcher
+  // too (observe_launch), not only what is left after it returned.
   std::vector<std::string> memory_problems() const;
+  // Reads every buffer's guard zones now and keeps their damage
+  // (observe_launch, after each launch of Run::launch's launcher).
+  void keep_guard_damage() noexcept;
 
   const std::string& launcher() const { return launcher_; }
   const std::string& shape() const { return shape_; }

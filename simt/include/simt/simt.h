@@ -37,6 +37,16 @@ std::string take_last_launch();
 // then forgotten; "" if none.
 std::string take_barrier_skip();
 
+// Called at the end of every launch whose grid ran to its end, before
+// control returns to the code that launched it; nullptr: none. The harness
+// reads its buffers' guard zones there (cudalab/run.h observe_launch): a
+// launcher's host code that writes back the bytes its kernel overwrote past
+// a buffer then comes too late. Kernels are native code in the launcher's
+// process, so this is a barrier against repairs through the CUDA API (device
+// memory is closed to host code), not against code that patches the
+// harness's own memory.
+void set_after_launch(void (*hook)());
+
 // Tests only: forget every error, sticky ones included (a real CUDA process
 // would have to exit).
 void reset_errors_for_tests();

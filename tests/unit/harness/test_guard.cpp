@@ -111,3 +111,48 @@ TEST_CASE("A store of the output's fill, or of another buffer's guard word, into
              Catch::Contains("wrote 16 floats past the end of out (first at out[100]"));
   CHECK(guard_zone("out", false, 64) != guard_zone("out", true, 64));
 }
+
+TEST_CASE("Damage seen after a launch stays when the bytes are written back before the zones are judged",
+          "[guard][harness]") {
+  const std::vector<std::uint8_t> intact = guard_zone("C", true, 64);
+  std::vector<std::uint8_t> seen;
+  // After the launch: C[1000] and C[1002] overwritten.
+  std::vector<std::uint8_t> now = intact;
+  now[0] = 0;
+  now[4 * 2 + 1] = 0;
+  keep_damage(intact, now, seen);
+  REQUIRE(seen.size() == intact.size());
+  // The launcher's host code copies the saved bytes back: the zone read
+  // after it looks intact, and the kept damage is put back into it.
+  std::vector<std::uint8_t> later = intact;
+  with_damage_seen(intact, seen, later);
+  const auto m = describe_guard_damage("C", 4, 1000, guard_zone("C", false, 64), later);
+  REQUIRE(m.size() == 1);
+  CHECK_THAT(m[0], Catch::Contains("wrote 2 floats past the end of C (first at C[1000]"));
+}
+
+TEST_CASE("Damage kept from several launches adds up with what the zone shows at the end",
+          "[guard][harness]") {
+  const std::vector<std::uint8_t> intact = guard_zone("c", true, 64);
+  std::vector<std::uint8_t> seen;
+  keep_damage(intact, intact, seen);
+  CHECK(seen.empty());  // nothing seen: nothing kept
+  std::vector<std::uint8_t> first = intact, second = intact;
+  first[4 * 1] ^= 1;   // c[11] by the first launch
+  second[4 * 3] ^= 1;  // c[13] by the second
+  keep_damage(intact, first, seen);
+  keep_damage(intact, second, seen);
+  std::vector<std::uint8_t> end = intact;
+  end[4 * 5] ^= 1;  // c[15], still there after the launcher
+  with_damage_seen(intact, seen, end);
+  const auto m = describe_guard_damage("c", 4, 10, guard_zone("c", false, 64), end);
+  REQUIRE(m.size() == 1);
+  CHECK_THAT(m[0], Catch::Contains("wrote 3 floats past the end of c (first at c[11]"));
+}
+
+TEST_CASE("An intact zone with nothing kept stays intact", "[guard][harness]") {
+  const std::vector<std::uint8_t> intact = guard_zone("C", false, 64);
+  std::vector<std::uint8_t> zone = intact;
+  with_damage_seen(intact, {}, zone);
+  CHECK(zone == intact);
+}
