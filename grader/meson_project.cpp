@@ -48,6 +48,11 @@ std::map<std::string, std::string> build_environment() {
     if (const auto eq = kv.find('='); eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   env["NINJA_STATUS"] = kNinjaStatus;
+  // Meson puts ccache before the compilers where it is installed. A cache
+  // shared by the builds of different submissions would be a way from one to
+  // the next (and a confined build cannot write it): every build the grader
+  // runs compiles afresh.
+  env["CCACHE_DISABLE"] = "1";
   return env;
 }
 

@@ -98,9 +98,7 @@ std::vector<std::string> Grader::instruction_problems(const LabSpec& lab, int sl
     // The SASS, where the toolkit has cuobjdump: what the replay loads (also
     // machine code that no PTX of the file holds). Not needed once the PTX
     // showed a forbidden instruction.
-    const std::string& nvcc = fs::path(compile_argv[0]).filename() == "ccache" && compile_argv.size() > 1
-                                  ? compile_argv[1]
-                                  : compile_argv[0];
+    const std::string& nvcc = compile_argv[0];  // no launcher: compiler_argv (pipeline/internal.h)
     if (const fs::path cuobjdump = cuobjdump_for(nvcc); !cuobjdump.empty() && problems.empty()) {
       ProcessResult s;
       if (confined({cuobjdump.string(), "-sass", fs::absolute(object).string()}, scratch, s))

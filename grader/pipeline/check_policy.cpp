@@ -126,7 +126,7 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
       rules.cpu_mode = cpu_mode;
       std::string cudart;
       for (const auto& g : db)  // the CUDA runtime next to the nvcc that compiled the GPU object
-        if (const auto argv = split_command(g.value("command", "")); object_of(g, f, false) && !argv.empty())
+        if (const auto argv = compiler_argv(g.value("command", "")); object_of(g, f, false) && !argv.empty())
           cudart = find_cudart_static(argv[0]);
       // The runtimes' names, read by nm once per work folder (a warm grade
       // spends none of its time on them).
@@ -138,7 +138,7 @@ std::string Grader::policy_problems(const LabSpec& lab, int slot, bool fresh_onl
       for (const auto& v : check_object(object, rules, error)) problems.push_back(v.describe(f));
       // The instructions lab.toml's forbid excludes (a lab without forbid spends nothing here).
       if (!cpu_mode && !fresh_only)
-        for (auto& p : instruction_problems(lab, slot, f, split_command(e.value("command", "")), object))
+        for (auto& p : instruction_problems(lab, slot, f, compiler_argv(e.value("command", "")), object))
           problems.push_back(std::move(p));
       if (!error.empty()) problems.push_back(error);
     }
@@ -176,7 +176,7 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
     for (const auto& [entry, translated] : entries) {
       // Its includes, from the compiler itself with the build's own flags,
       // before anything is compiled; confined like the build.
-      const std::vector<std::string> argv = split_command(entry->value("command", ""));
+      const std::vector<std::string> argv = compiler_argv(entry->value("command", ""));
       const std::string translation = entry->value("file", "");
       std::vector<std::string> deps_cmd;
       for (std::size_t i = 0; i < argv.size(); ++i) {

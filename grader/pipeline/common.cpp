@@ -162,6 +162,12 @@ std::vector<std::string> split_command(const std::string& cmd) {
 // `lab` from the overlay: nvcc's object (GPU), or g++'s of its simt
 // translation (CPU mode). labs/meson.build compiles them into a library of
 // their own, linked last.
+std::vector<std::string> compiler_argv(const std::string& cmd) {
+  std::vector<std::string> argv = split_command(cmd);
+  if (argv.size() > 1 && fs::path(argv[0]).filename() == "ccache") argv.erase(argv.begin());
+  return argv;
+}
+
 bool student_object(const nlohmann::json& e, const fs::path& overlay, const LabSpec& lab,
                     const std::string& f, bool cpu) {
   const std::string src = (overlay / lab.id / f).string();

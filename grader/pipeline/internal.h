@@ -70,6 +70,10 @@ std::size_t clear_student_outputs(const std::filesystem::path& build,
 std::vector<std::filesystem::path> env_dirs(const char* var);
 // A compile command split into its words (compile_commands.json's "command").
 std::vector<std::string> split_command(const std::string& cmd);
+// The same without a compiler launcher Meson may have put first (ccache): the
+// grader's own runs of the compiler (include listings, PTX) need no cache,
+// and confined, they could not write one.
+std::vector<std::string> compiler_argv(const std::string& cmd);
 // Whether compile_commands.json's entry `e` compiles the student file `f` of
 // `lab` from the overlay (GPU, or CPU mode's simt translation).
 bool student_object(const nlohmann::json& e, const std::filesystem::path& overlay, const LabSpec& lab,
