@@ -61,7 +61,11 @@ def lab_of(out, lab_id):
 
 
 def solution_lines():
-    """Per lab, the lines of its solution that its skeleton lacks (long enough to mean something)."""
+    """Per lab, the lines of its solution that the student release lacks (long enough to mean
+    something): not in its skeleton, and not a function the public tests declare (a foil's
+    signature, `void copy(const float* in, ...) {`, is the tests' `void copy(...);`)."""
+    public = "".join(open(os.path.join(SRC, "labs", lab, f)).read()
+                     for lab in LABS for f in os.listdir(os.path.join(SRC, "labs", lab)) if f.endswith(".cpp"))
     out = {}
     for lab in LABS:
         sdir, kdir = os.path.join(SRC, "solutions", lab), os.path.join(SRC, "labs", lab)
@@ -72,7 +76,8 @@ def solution_lines():
                 continue
             skel = open(os.path.join(kdir, f)).read() if os.path.exists(os.path.join(kdir, f)) else ""
             lines = {l.strip() for l in open(os.path.join(sdir, f)).read().splitlines()}
-            out[f"{lab}/{f}"] = sorted(l for l in lines if len(l) > 30 and l not in skel and not l.startswith("//"))
+            out[f"{lab}/{f}"] = sorted(l for l in lines if len(l) > 30 and l not in skel and not l.startswith("//")
+                                       and l.rstrip("{ ") + ";" not in public)
     return out
 
 
