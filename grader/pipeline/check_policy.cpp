@@ -72,12 +72,27 @@ std::vector<fs::path> include_roots(const std::vector<std::string>& argv, const 
         add(argv[i].substr(2));
     }
   for (const char* dir : {"/usr/include", "/usr/local/include", "/usr/lib/gcc"}) add(dir);
-  if (!argv.empty())  // the toolkit of this very compiler (nvcc: <root>/bin/nvcc)
-    for (const auto& compiler : programs_in_path(fs::path(argv[0]).filename().string()))
-      if (fs::path(argv[0]).filename() == "nvcc") {
-        add(compiler.parent_path().parent_path() / "include");
-        add(compiler.parent_path().parent_path() / "targets");
+  if (!argv.empty()) {
+    // The headers of this very compiler, found where it lives (nvcc:
+    // <root>/bin/nvcc and the toolkit's include/; a g++ in /opt/gcc/bin: its
+    // include/ and lib/gcc/, as a GPU host without a package manager has it),
+    // named as run and with its links resolved.
+    std::vector<fs::path> compilers = {argv[0]};
+    if (!fs::path(argv[0]).is_absolute()) compilers = programs_in_path(fs::path(argv[0]).filename().string());
+    for (const auto& named : std::vector<fs::path>(compilers))
+      if (const fs::path real = fs::weakly_canonical(named, ec); !ec) compilers.push_back(real);
+    for (const auto& compiler : compilers) {
+      const fs::path root = compiler.parent_path().parent_path();
+      if (compiler.filename() == "nvcc") {
+        add(root / "include");
+        add(root / "targets");
+      } else if (root != "/" && root != "/usr") {  // /usr's are above
+        add(root / "include");
+        add(root / "lib" / "gcc");
+        add(root / "lib64" / "gcc");
       }
+    }
+  }
   for (const char* var : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"})
     for (const auto& d : env_dirs(var)) add(d);
   return roots;
