@@ -81,11 +81,12 @@ struct Outcome {
 
 // The expected C: from the CPU for small shapes, else from `reference` on the
 // GPU. In CPU mode always from the CPU: there the reference kernel would run
-// on simulated threads, slower than the CPU's own product. So too where the
-// reference is not in this process (the grader's build of a submission:
-// cudalab::reference_linked()).
+// on simulated threads, slower than the CPU's own product. So too in the
+// grader's runs, which write evidence: a submission's process has no
+// reference to run (cudalab::reference_linked()), and the reference's own run
+// must compare the same outputs the same way, launch for launch.
 inline std::vector<double> expected_c(const Inputs& in, Shape s, Launcher reference) {
-  if (cudalab::cpu_mode() || !cudalab::reference_linked() ||
+  if (cudalab::cpu_mode() || !cudalab::reference_linked() || cudalab::evidence::enabled() ||
       static_cast<long long>(s.M) * s.N * s.K <= kCpuLimit)
     return matmul_cpu(in.A, in.B, s.M, s.N, s.K);
   cudalab::Run run("reference matmul", s.args());
