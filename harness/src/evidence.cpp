@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -491,6 +492,31 @@ Verdict judge(const Evidence& student, const Evidence& reference, const std::str
   }
   v.ok = v.failures.empty();
   return v;
+}
+
+namespace {
+
+const std::string& label_of(const Record& r) {
+  return r.kind == Record::Kind::compared ? r.compared.label : r.memory.label;
+}
+
+}  // namespace
+
+Evidence only_labels(const Evidence& evidence, const std::vector<std::string>& labels) {
+  Evidence out;
+  for (const Record& r : evidence.records)
+    if (std::find(labels.begin(), labels.end(), label_of(r)) != labels.end()) out.records.push_back(r);
+  return out;
+}
+
+std::vector<std::string> labels_right(const Evidence& student, const Evidence& reference) {
+  std::vector<std::string> labels, right;
+  for (const Record* r : of_kind(reference, Record::Kind::compared))
+    if (std::find(labels.begin(), labels.end(), r->compared.label) == labels.end())
+      labels.push_back(r->compared.label);
+  for (const std::string& l : labels)
+    if (judge(only_labels(student, {l}), only_labels(reference, {l}), "values").ok) right.push_back(l);
+  return right;
 }
 
 }  // namespace cudalab::evidence

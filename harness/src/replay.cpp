@@ -70,11 +70,12 @@ std::string to_json(const Trace& trace) {
   return doc.dump();
 }
 
-bool from_json(const std::string& text, Trace& trace, std::string& error) {
+namespace {
+
+bool trace_from_doc(const nlohmann::json& doc, Trace& trace, std::string& error) {
   trace = {};
-  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != "cudalab-trace/1" ||
-      !doc.contains("launches") || !doc["launches"].is_array()) {
+  if (!doc.is_object() || doc.value("format", "") != "cudalab-trace/1" || !doc.contains("launches") ||
+      !doc["launches"].is_array()) {
     error = "not a launch trace";
     return false;
   }
@@ -128,6 +129,52 @@ bool from_json(const std::string& text, Trace& trace, std::string& error) {
     return false;
   }
   return true;
+}
+
+}  // namespace
+
+bool from_json(const std::string& text, Trace& trace, std::string& error) {
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    trace = {};
+    error = "not a launch trace";
+    return false;
+  }
+  return trace_from_doc(doc, trace, error);
+}
+
+std::string calls_to_json(const std::vector<Trace>& calls) {
+  nlohmann::json doc = {{"format", "cudalab-calls/1"}, {"calls", nlohmann::json::array()}};
+  for (const Trace& t : calls) doc["calls"].push_back(nlohmann::json::parse(to_json(t)));
+  return doc.dump();
+}
+
+bool calls_from_json(const std::string& text, std::vector<Trace>& calls, std::string& error) {
+  calls.clear();
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("format", "") != "cudalab-calls/1" ||
+      !doc.contains("calls") || !doc["calls"].is_array()) {
+    error = "not a trace of a launcher's calls";
+    return false;
+  }
+  if (doc["calls"].size() > kMaxCalls) {
+    error = fmt::format("{} calls of the launcher (at most {} are replayed)", doc["calls"].size(), kMaxCalls);
+    return false;
+  }
+  for (const auto& j : doc["calls"]) {
+    Trace t;
+    if (!trace_from_doc(j, t, error)) {
+      calls.clear();
+      return false;
+    }
+    calls.push_back(std::move(t));
+  }
+  return true;
+}
+
+LauncherHook& launcher_hook() {
+  static LauncherHook hook = nullptr;
+  return hook;
 }
 
 std::vector<Relocation> find_pointers(const std::string& param, std::size_t param_index,

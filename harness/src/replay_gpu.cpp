@@ -101,12 +101,13 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> buffers_of(const Timed& tim
   std::_Exit(problem.empty() ? 0 : 1);
 }
 
-// The grader's process: the student's kernels, loaded once.
+// The grader's process: the student's kernels, loaded once, and the trace:
+// one call of the launcher (a speed check) or each call (a memory check).
 struct Loaded {
   bool tried = false;
   std::string error;
   std::vector<cudaLibrary_t> libraries;
-  Trace trace;
+  std::vector<Trace> calls;
 };
 Loaded& loaded() {
   static Loaded l;
@@ -114,7 +115,14 @@ Loaded& loaded() {
   l.tried = true;
   std::string text, code;
   std::vector<std::string> pieces;
-  if (!read_fd(replay_trace_fd(), text) || !from_json(text, l.trace, l.error)) {
+  bool parsed = read_fd(replay_trace_fd(), text);
+  if (parsed && text.find("\"cudalab-calls/1\"") != std::string::npos) {
+    parsed = calls_from_json(text, l.calls, l.error);
+  } else if (parsed) {
+    l.calls.resize(1);
+    parsed = from_json(text, l.calls[0], l.error);
+  }
+  if (!parsed) {
     if (l.error.empty()) l.error = "the trace could not be read";
     l.error = "the launches of your launcher could not be replayed: " + l.error;
     return l;
@@ -129,7 +137,7 @@ Loaded& loaded() {
     if (e != cudaSuccess) {
       cudaGetLastError();
       l.error =
-          fmt::format("your compiled kernels could not be loaded for the timing: {}", cudaGetErrorString(e));
+          fmt::format("your compiled kernels could not be loaded for the replay: {}", cudaGetErrorString(e));
       return l;
     }
     l.libraries.push_back(lib);
@@ -145,21 +153,29 @@ struct Prepared {
   std::string name;
 };
 
-bool prepare(const Timed& timed, std::vector<Prepared>& out, std::string& error) {
+// Call `call`'s launches, their pointers moved into `buffers` (this
+// process's own, in the trace's order).
+bool prepare(std::size_t call, const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buffers,
+             std::vector<Prepared>& out, std::string& error) {
   const Loaded& l = loaded();
   if (!l.error.empty()) {
     error = l.error;
     return false;
   }
-  const auto buffers = buffers_of(timed);
-  bool same = l.trace.buffer_bytes.size() == buffers.size();
-  for (std::size_t b = 0; same && b < buffers.size(); ++b)
-    same = l.trace.buffer_bytes[b] == buffers[b].second;
+  if (call >= l.calls.size()) {
+    error = fmt::format(
+        "your launcher's run ended after {} call{}, before this one: there is nothing of it to replay",
+        l.calls.size(), l.calls.size() == 1 ? "" : "s");
+    return false;
+  }
+  const Trace& trace = l.calls[call];
+  bool same = trace.buffer_bytes.size() == buffers.size();
+  for (std::size_t b = 0; same && b < buffers.size(); ++b) same = trace.buffer_bytes[b] == buffers[b].second;
   if (!same) {
     error = "the launches were traced on buffers of other sizes than this check's";
     return false;
   }
-  for (const Launch& launch : l.trace.launches) {
+  for (const Launch& launch : trace.launches) {
     Prepared p;
     p.name = demangle(launch.kernel);
     for (cudaLibrary_t lib : l.libraries)
@@ -171,7 +187,7 @@ bool prepare(const Timed& timed, std::vector<Prepared>& out, std::string& error)
     if (!p.kernel) {
       error = fmt::format(
           "your launcher launched {}, which is not a kernel of your own files: only your files' kernels are "
-          "timed",
+          "replayed",
           p.name);
       return false;
     }
@@ -203,12 +219,27 @@ bool prepare(const Timed& timed, std::vector<Prepared>& out, std::string& error)
   return true;
 }
 
+void launch_all(std::vector<Prepared>& launches) {
+  for (Prepared& p : launches) {
+    std::vector<void*> args;
+    for (auto& bytes : p.params) args.push_back(bytes.data());
+    const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(p.kernel), p.grid, p.block,
+                                           args.empty() ? nullptr : args.data(), p.shared_bytes, 0);
+    if (e != cudaSuccess)
+      throw std::runtime_error(fmt::format(
+          "replaying your launch {}<<<grid ({}, {}, {}), block ({}, {}, {}), {} bytes of shared memory>>> "
+          "failed: {}",
+          p.name, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z, p.shared_bytes,
+          cudaGetErrorString(e)));
+  }
+}
+
 bool student_hook(const Timed& timed, const std::function<void()>& student,
                   std::function<void()>& timed_student, std::string& invalid) {
   if (mode() == Mode::trace) take_trace(timed, student);
   if (mode() != Mode::replay) return true;
   auto launches = std::make_shared<std::vector<Prepared>>();
-  if (!prepare(timed, *launches, invalid)) return false;
+  if (!prepare(0, buffers_of(timed), *launches, invalid)) return false;
   // The replay runs no student host code, but the student's kernels: where
   // they can read and write pageable host memory (HMM, ATS), they could
   // reach this process's own. Said in the record, for the course staff.
@@ -219,25 +250,67 @@ bool student_hook(const Timed& timed, const std::function<void()>& student,
         "this GPU lets kernels access pageable host memory (pageableMemoryAccess): the grader's replay "
         "process is not out of the timed kernels' reach");
   cudaGetLastError();
-  timed_student = [launches] {
-    for (Prepared& p : *launches) {
-      std::vector<void*> args;
-      for (auto& bytes : p.params) args.push_back(bytes.data());
-      const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(p.kernel), p.grid, p.block,
-                                             args.empty() ? nullptr : args.data(), p.shared_bytes, 0);
-      if (e != cudaSuccess)
-        throw std::runtime_error(fmt::format(
-            "replaying your launch {}<<<grid ({}, {}, {}), block ({}, {}, {}), {} bytes of shared memory>>> "
-            "failed: {}",
-            p.name, p.grid.x, p.grid.y, p.grid.z, p.block.x, p.block.y, p.block.z, p.shared_bytes,
-            cudaGetErrorString(e)));
-    }
-  };
+  timed_student = [launches] { launch_all(*launches); };
   return true;
+}
+
+// A memory check's calls of the launcher (cudalab/run.h Run::launch).
+std::vector<Trace>& traced_calls() {
+  static std::vector<Trace> calls;
+  return calls;
+}
+std::size_t g_next_call = 0;
+
+// The student's process: the call's launches, written down with the trace
+// of every earlier call (the whole file again: a run that dies later leaves
+// the calls it made).
+void end_call(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buffers) {
+  g_recording = false;
+  if (g_too_many)
+    throw std::runtime_error(
+        fmt::format("the launcher made more than {} kernel launches in one call", kMaxLaunches));
+  if (traced_calls().size() >= kMaxCalls)
+    throw std::runtime_error(
+        fmt::format("the launcher was called more than {} times in one check", kMaxCalls));
+  Trace trace;
+  for (const auto& b : buffers) trace.buffer_bytes.push_back(b.second);
+  trace.launches = recorded();
+  for (auto& l : trace.launches)
+    for (std::size_t p = 0; p < l.params.size(); ++p)
+      for (const auto& r : find_pointers(l.params[p], p, buffers)) l.relocations.push_back(r);
+  traced_calls().push_back(std::move(trace));
+  if (!write_fd(trace_fd(), calls_to_json(traced_calls())))
+    throw std::runtime_error("the grader's trace of your launches could not be written");
+}
+
+void launcher_hook_gpu(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buffers,
+                       std::function<void()>& launcher) {
+  if (mode() == Mode::trace) {
+    launcher = [inner = launcher, buffers] {
+      recorded().clear();
+      g_too_many = false;
+      g_recording = true;
+      try {
+        inner();
+      } catch (...) {
+        g_recording = false;
+        throw;
+      }
+      end_call(buffers);
+    };
+  } else if (mode() == Mode::replay) {
+    auto launches = std::make_shared<std::vector<Prepared>>();
+    std::string error;
+    if (!prepare(g_next_call++, buffers, *launches, error))
+      launcher = [error] { throw std::runtime_error(error); };
+    else
+      launcher = [launches] { launch_all(*launches); };
+  }
 }
 
 const bool kHooked = [] {
   timing::student_hook() = student_hook;
+  launcher_hook() = launcher_hook_gpu;
   return true;
 }();
 

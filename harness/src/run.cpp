@@ -12,6 +12,7 @@
 #include "cudalab/evidence.h"
 #include "cudalab/lab.cuh"
 #include "cudalab/parallel.h"
+#include "cudalab/replay.h"
 #include "cudalab/testing.h"
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
 #include "simt/simt.h"
@@ -41,6 +42,15 @@ std::string error_label(cudaError_t e) {
 Run*& observed_run() {
   static Run* run = nullptr;
   return run;
+}
+
+// Whether the running check is a memory check (lab.toml judge = "memory").
+bool judging_memory() {
+  try {
+    return this_check().judge == "memory";
+  } catch (...) {
+    return false;  // no manifest or no such check: a plain run
+  }
 }
 
 // The last launch of the last launcher run, as describe_launch says it.
@@ -325,7 +335,23 @@ LaunchOutcome Run::launch(const std::function<void()>& launcher) {
     if (originals_[i].empty()) buffers_[i].poison();
   const std::string what = fmt::format("{}({})", launcher_, shape_);
   evidence::set_label(what);  // the outputs compared next belong to this launch
-  last_launcher_ = launcher;
+  // A memory check in the grader's runs (cudalab/replay.h): the student's
+  // process writes down this call's launches; the reference build replays
+  // them here in place of its own launcher, on this Run's guarded buffers.
+  std::function<void()> call = launcher;
+  const bool graded_memory =
+      replay::mode() != replay::Mode::off && evidence::enabled() && replay::launcher_hook();
+  if (graded_memory) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> allocations;
+    for (const auto& b : buffers_) allocations.push_back(b.allocation());
+    replay::launcher_hook()(allocations, call);
+  }
+  // A rerun (a race, C +=) runs the launcher untraced; the replay's reruns
+  // replay the same launches again.
+  last_launcher_ = replay::mode() == replay::Mode::replay && graded_memory ? call : launcher;
+  // A memory check's inputs are read after each launch too (small shapes).
+  watch_inputs_ = judging_memory();
+  changed_seen_.clear();
   // Its guard zones read after each of its launches (observe_launch).
   struct Observe {
     explicit Observe(Run* run) { observed_run() = run; }
@@ -334,7 +360,7 @@ LaunchOutcome Run::launch(const std::function<void()>& launcher) {
 #if defined(CUDALAB_CPU_MODE) && CUDALAB_CPU_MODE
   simt::set_after_launch(observe_launch);
 #endif
-  LaunchOutcome out = run_launcher(what, launcher);
+  LaunchOutcome out = run_launcher(what, call);
   if (out.ok && !traffic_of().empty() && !last_described_launch().empty())
     note(kCountedLaunch + what + ": " + last_described_launch());
   return out;
@@ -429,6 +455,19 @@ bool Run::check_accumulates(const Comparison& c, const std::vector<double>& expe
 
 void Run::keep_guard_damage() noexcept {
   for (auto& b : buffers_) b.keep_guard_damage();
+  if (!watch_inputs_) return;
+  changed_seen_.resize(buffers_.size());
+  try {
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      if (originals_[i].empty() || !changed_seen_[i].empty()) continue;  // the first change seen stays
+      std::vector<float> now(buffers_[i].count());
+      buffers_[i].download(now.data());
+      if (std::memcmp(now.data(), originals_[i].data(), now.size() * sizeof(float)) != 0)
+        changed_seen_[i] = std::move(now);
+    }
+  } catch (...) {
+    // A failed read keeps nothing: the inputs are read again after the launcher.
+  }
 }
 
 const GuardedBuffer& Run::find(const std::string& name) const {
@@ -464,6 +503,10 @@ std::vector<std::string> Run::memory_problems() const {
     }
     std::vector<float> now(b.count());
     b.download(now.data());
+    // Changed by a launch and written back since: judged as the launch left it.
+    if (i < changed_seen_.size() && !changed_seen_[i].empty() &&
+        std::memcmp(now.data(), originals_[i].data(), now.size() * sizeof(float)) == 0)
+      now = changed_seen_[i];
     // For the judge only: a run without evidence (./cudalab test) has no use for it.
     if (evidence::enabled()) st.content_hash = evidence::hash_bytes(now.data(), now.size() * sizeof(float));
     states.push_back(std::move(st));

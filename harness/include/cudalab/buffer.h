@@ -107,6 +107,11 @@ class GuardedBuffer {
   std::size_t count() const { return count_; }
   std::size_t bytes() const { return count_ * elem_size_; }
   const std::string& name() const { return name_; }
+  // The whole allocation, guard zones included: (its start, its bytes). The
+  // memory check's trace names pointers relative to it (cudalab/replay.h).
+  std::pair<std::uint64_t, std::uint64_t> allocation() const {
+    return {reinterpret_cast<std::uint64_t>(base_), bytes() + 2 * guard_};
+  }
 
   void upload(const void* host);
   void download(void* host) const;

@@ -106,4 +106,10 @@ struct Verdict {
 // judge_mode is the check's lab.toml `judge` ("values" or "memory").
 Verdict judge(const Evidence& student, const Evidence& reference, const std::string& judge_mode);
 
+// The launches (labels) whose every compared output matches the reference's
+// expected values, as judge's "values" would find them.
+std::vector<std::string> labels_right(const Evidence& student, const Evidence& reference);
+// The records of these launches only.
+Evidence only_labels(const Evidence& evidence, const std::vector<std::string>& labels);
+
 }  // namespace cudalab::evidence

@@ -22,7 +22,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudalab::replay {
@@ -48,6 +50,34 @@ struct Trace {
   std::vector<Launch> launches;
   std::vector<std::uint64_t> buffer_bytes;  // the sizes the student's process timed
 };
+
+// Memory checks: the launches of every call of the launcher that a Run
+// made (cudalab/run.h), one Trace per call, in order. Its buffers are the
+// Run's whole allocations (guard zones included), in the order the Run made
+// them, so that a pointer into a guard zone is replayed into the replaying
+// process's guard zone.
+//
+// The student's process (--trace-fd, in a correctness check) runs the check
+// as always and writes down each call of Run::launch; the reference build
+// (--replay-fd and --replay-code-fd) runs the same check with the k-th call's
+// launches, replayed on its own guarded buffers, in place of the k-th
+// Run::launch, and writes the evidence a student's run writes. The memory
+// check is judged on that evidence: the guard zones, the inputs and the
+// outputs as the kernels left them in a process that runs none of the
+// student's host code, so that no host code can put back what a kernel
+// overwrote (grader/judged.h judge_memory_replay).
+std::string calls_to_json(const std::vector<Trace>& calls);
+bool calls_from_json(const std::string& text, std::vector<Trace>& calls, std::string& error);
+// At most this many calls of a launcher in one check.
+inline constexpr std::size_t kMaxCalls = 64;
+
+// Set by the GPU build (replay_gpu.cpp); Run::launch calls it in a traced or
+// replayed correctness check with its buffers' allocations. It wraps
+// `launcher` (trace: the call's launches are written down) or replaces it
+// (replay: the traced launches of the next call).
+using LauncherHook = void (*)(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buffers,
+                              std::function<void()>& launcher);
+LauncherHook& launcher_hook();
 
 // Limits on what a trace may hold (it comes from the student's process).
 inline constexpr std::size_t kMaxLaunches = 4096, kMaxParams = 64, kMaxParamBytes = 4096;

@@ -57,10 +57,11 @@ std::string configuration_problem(const LaunchSeen& l);
 // What this does not reach (the test process runs the student's native code,
 // so what it records stays a Claim): launches that bypass the runtime's
 // launch calls (a CUDA graph, the driver API), a kernel that puts the bytes
-// back itself, inputs changed and written back (they are compared after the
-// launcher only), and host code that patches the harness's memory. On a GPU
-// the way out of reach is to replay the memory check's traced launches on
-// guarded buffers in the reference build, as the speed checks are.
+// back itself, and host code that patches the harness's memory. A memory
+// check's inputs are read after each launch too. On a GPU the grader judges
+// the memory check where no host code of the student's runs: the check's
+// traced launches replayed on guarded buffers in the reference build
+// (cudalab/replay.h), as the speed checks are.
 bool observing_launches();
 void observe_launch() noexcept;
 
@@ -122,6 +123,12 @@ class Run {
   std::string launcher_, shape_;
   std::vector<GuardedBuffer> buffers_;
   std::vector<std::vector<float>> originals_;  // per buffer; empty for outputs
+  // A memory check's inputs as a launch of its launcher left them, where
+  // they differed from the originals (per buffer; empty: none seen): a
+  // launcher that writes an input back after its kernel changed it is judged
+  // as its kernel left it.
+  bool watch_inputs_ = false;
+  std::vector<std::vector<float>> changed_seen_;
   std::function<void()> last_launcher_;
 };
 

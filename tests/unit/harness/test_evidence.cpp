@@ -275,6 +275,34 @@ TEST_CASE("a memory check does not pass for a launch that wrote none of its outp
             .ok);
 }
 
+TEST_CASE("a replay's outputs are judged only at the launches where the student's own run was right",
+          "[evidence][harness]") {
+  const Launch ref;
+  Launch small = ref, large = ref;
+  small.label = "matmul(M=2 N=3 K=4)";
+  large.label = "matmul(M=20 N=30 K=40)";
+  Launch large_wrong = large;
+  large_wrong.got[3] = 100;
+  const auto reference = write_and_read({small, large}, "r11", Run::reference);
+  const auto student = write_and_read({small, large_wrong}, "s11", Run::student);
+  const auto right = ev::labels_right(student, reference);
+  REQUIRE(right.size() == 1);
+  CHECK(right[0] == small.label);
+  // Only that launch's records: memory and compared, as written.
+  const auto kept = ev::only_labels(reference, right);
+  REQUIRE(kept.records.size() == 2);
+  for (const auto& r : kept.records)
+    CHECK((r.kind == ev::Record::Kind::compared ? r.compared.label : r.memory.label) == small.label);
+  // A replay wrong where the student's run was right fails there; wrong
+  // where it was wrong too is not this judgement's business.
+  Launch small_wrong = small;
+  small_wrong.got[0] = -7;
+  const auto replay_bad = write_and_read({small_wrong, large}, "s12", Run::student);
+  CHECK_FALSE(ev::judge(ev::only_labels(replay_bad, right), kept, "values").ok);
+  const auto replay_same = write_and_read({small, large_wrong}, "s13", Run::student);
+  CHECK(ev::judge(ev::only_labels(replay_same, right), kept, "values").ok);
+}
+
 TEST_CASE("evidence cut short or of another format is refused with a reason", "[evidence][harness]") {
   const fs::path file = fs::temp_directory_path() / "cudalab-evidence-bad.bin";
   {

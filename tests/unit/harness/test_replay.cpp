@@ -153,3 +153,32 @@ TEST_CASE("compiled kernels are packed and unpacked piece by piece, and a trunca
   CHECK_FALSE(rp::unpack(packed.substr(0, 10), back, error));
   CHECK_FALSE(rp::unpack(packed.substr(0, 4), back, error));
 }
+
+TEST_CASE("a memory check's trace keeps each call of the launcher, in order, and refuses a forged one",
+          "[replay][harness]") {
+  rp::Trace second = two_launches();
+  second.launches.pop_back();
+  second.buffer_bytes = {128, 256};
+  second.launches[0].relocations = {{0, 0, 1, 200}};
+  std::vector<rp::Trace> back;
+  std::string error;
+  REQUIRE(rp::calls_from_json(rp::calls_to_json({two_launches(), second}), back, error));
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].launches.size() == 2);
+  CHECK(back[1].launches.size() == 1);
+  CHECK(back[1].buffer_bytes == second.buffer_bytes);
+  CHECK(back[1].launches[0].relocations[0].delta == 200);
+  // One call's trace is not a memory check's, and the reverse.
+  CHECK_FALSE(rp::calls_from_json(rp::to_json(two_launches()), back, error));
+  CHECK(back.empty());
+  rp::Trace one;
+  CHECK_FALSE(rp::from_json(rp::calls_to_json({two_launches()}), one, error));
+  // A pointer past its buffer in any call refuses the whole trace.
+  second.launches[0].relocations = {{0, 0, 1, 257}};
+  CHECK_FALSE(rp::calls_from_json(rp::calls_to_json({two_launches(), second}), back, error));
+  CHECK(back.empty());
+  CHECK_FALSE(error.empty());
+  // More calls than a check makes.
+  CHECK_FALSE(
+      rp::calls_from_json(rp::calls_to_json(std::vector<rp::Trace>(rp::kMaxCalls + 1, second)), back, error));
+}
