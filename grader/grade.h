@@ -243,6 +243,14 @@ class Grader {
   // `launch` gets the student's first traced launch ("grid (...), block (...)").
   Judged run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
                          std::string& launch, std::optional<Traced> traced = std::nullopt);
+  // A memory check (lab.toml judge = "memory") on a GPU: whether its
+  // student run traces its launcher's calls, and, where the judge passed its
+  // claim, the check judged again on their replay in the reference build
+  // (cudalab/replay.h, judged.h judge_memory_replay).
+  static bool memory_replayed(const SubmissionGrade& g, const CheckSpec& check);
+  Judged judge_memory_in_replay(const Checking& c, std::size_t lab, const CheckSpec& check,
+                                const RunContext& ctx, Judged judged, const std::filesystem::path& trace,
+                                const std::vector<std::string>& student_right);
   // The first half of a speed check: the student's run with its launches
   // traced (its context as the speed stage makes it, speed_context). Times
   // nothing, so it may share the GPU.

@@ -19,7 +19,16 @@ Claim run_student_check(const RunContext& ctx, const LabSpec& lab, const CheckSp
 }
 
 Testimony run_reference_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
-  return Testimony{run_check(ctx, lab, check)};
+  return Testimony{run_check(ctx, lab, check), {}};
+}
+
+Testimony run_memory_replay(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  RunContext rc = ctx;
+  rc.role = RunRole::reference;
+  rc.evidence_out.clear();
+  rc.trace_out.clear();
+  CheckRun run = run_check_process(rc, lab, check);
+  return Testimony{std::move(run.result), std::move(run.evidence)};
 }
 
 void Judged::edit_words(const std::function<void(CheckResult&)>& edit) {
@@ -41,7 +50,8 @@ void Judged::lower_to_fail(const std::string& why) {
   r_.failures.insert(r_.failures.begin(), why);
 }
 
-Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const CheckSpec& check) {
+Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const CheckSpec& check,
+                         std::vector<std::string>* right_labels) {
   Judged j;
   j.r_ = std::move(claim.said);
   // Its measurements are shown as its own; no score reads them (timed_ratio stays empty).
@@ -87,6 +97,7 @@ Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const 
   diagnosis::begin();
   const evidence::Verdict v = evidence::judge(mine, theirs, check.judge);
   const std::string lead = v.ok ? "" : diagnosis::lead(diagnosis::facts());
+  if (v.ok && right_labels) *right_labels = evidence::labels_right(mine, theirs);
   diagnosis::end();
   if (v.ok) return j;
   j.r_.verdict = Verdict::fail;
@@ -95,6 +106,74 @@ Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const 
   j.r_.notes.push_back(
       "judged by the grader, outside the test process, against the reference solution's outputs for the same "
       "inputs");
+  return j;
+}
+
+Judged judge_memory_replay(Judged claimed, Testimony replay, const fs::path& reference_evidence,
+                           const std::vector<std::string>& student_right) {
+  Judged j = std::move(claimed);
+  struct Remove {
+    fs::path file;
+    ~Remove() {
+      std::error_code ec;
+      if (!file.empty()) fs::remove(file, ec);
+    }
+  } remove{replay.evidence};
+  if (!j.passed()) return j;
+  constexpr const char* kWhere =
+      "in the grader's replay of your launches (your kernels, run again on guarded buffers in a process that "
+      "runs none of your host code)";
+  const CheckResult& said = replay.said;
+  if (said.verdict != Verdict::pass) {
+    // The replay's own words: a launch that failed there, a buffer written
+    // past, or why it could not replay.
+    j.r_.verdict = said.verdict == Verdict::timeout ? Verdict::timeout : Verdict::fail;
+    j.r_.failures = {fmt::format("{}: {}", kWhere,
+                                 said.failures.empty() ? "the check did not pass" : said.failures.front())};
+    for (std::size_t i = 1; i < said.failures.size() && i < 4; ++i) j.r_.failures.push_back(said.failures[i]);
+    if (said.failures.empty() || said.failures.front().find("not a kernel of your own") == std::string::npos)
+      j.r_.failures.push_back(
+          "a kernel is replayed only with the launcher's own buffers: one that works on memory the launcher "
+          "allocated or filled itself (cudaMalloc, cudaMemcpy) cannot be replayed, and a launcher that puts "
+          "back what its kernel overwrote is judged as its kernel left it");
+    return j;
+  }
+  std::string error;
+  evidence::Evidence mine, theirs;
+  if (replay.evidence.empty() || !evidence::read(replay.evidence.string(), mine, error) ||
+      !evidence::read(reference_evidence.string(), theirs, error)) {
+    j.r_.verdict = Verdict::error;
+    j.r_.failures = {fmt::format(
+        "the grader's replay of your launches left no evidence it could read ({}): tell your instructor",
+        error.empty() ? "none" : error)};
+    return j;
+  }
+  diagnosis::begin();
+  diagnosis::pause(true);  // the words are the replay's, not a second diagnosis
+  evidence::Verdict memory = evidence::judge(mine, theirs, "memory");
+  const evidence::Verdict values = evidence::judge(evidence::only_labels(mine, student_right),
+                                                   evidence::only_labels(theirs, student_right), "values");
+  diagnosis::pause(false);
+  diagnosis::end();
+  if (memory.ok && values.ok) {
+    j.r_.notes.push_back(
+        "memory judged by the grader: your launches replayed on guarded buffers in a process that runs none "
+        "of "
+        "your host code");
+    return j;
+  }
+  j.r_.verdict = Verdict::fail;
+  j.r_.failures.clear();
+  for (const auto& f : memory.failures) j.r_.failures.push_back(fmt::format("{}: {}", kWhere, f));
+  if (!values.ok) {
+    j.r_.failures.push_back(fmt::format(
+        "{}, your kernels' outputs differ from what they were in your own run, where they were right: {}",
+        kWhere, values.failures.empty() ? "" : values.failures.front()));
+    j.r_.failures.push_back(
+        "a kernel must compute the same from the launches alone: one that depends on what the launcher set "
+        "besides its arguments (a __device__ variable, memory it filled), or a race, computes something "
+        "else there");
+  }
   return j;
 }
 

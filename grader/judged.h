@@ -24,6 +24,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "checks.h"
 #include "cudalab/manifest.h"
@@ -41,6 +42,9 @@ struct Claim {
 // What a process of the grader's own (the reference build) reported.
 struct Testimony {
   CheckResult said;
+  // A memory check's replay: the evidence the replayed kernels left (their
+  // outputs, guard zones and inputs), the judge's to read and remove.
+  std::filesystem::path evidence;
 };
 
 // A check's run in the student's build (the test binary with the student's
@@ -49,6 +53,11 @@ Claim run_student_check(const RunContext& ctx, const LabSpec& lab, const CheckSp
 // A check's run in the reference build (the reference's evidence and time,
 // the speed replay): a Testimony. ctx.binary must be the reference's.
 Testimony run_reference_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+// A memory check's replay (cudalab/replay.h): the reference build runs the
+// check with the launches the student's run traced (ctx.replay_trace, the
+// kernels ctx.replay_code) in place of its launcher, and writes the evidence
+// a student's run writes (ctx.reference_evidence set, evidence_out empty).
+Testimony run_memory_replay(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
 
 struct JudgedForTests;  // tests/unit only: fabricates verdicts for the exports' tests
 
@@ -79,8 +88,17 @@ class Judged {
   // Correctness: a Claim of "pass" stands only if the student's evidence
   // (its outputs) agrees with the reference's on the same inputs; every
   // other Claim stands as the failure it is.
+  // right_labels: where given, the launches whose outputs matched the
+  // reference's (a memory check's replay must match there too).
   friend Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evidence,
-                                  const CheckSpec& check);
+                                  const CheckSpec& check, std::vector<std::string>* right_labels);
+  // A memory check the claim passed, judged again on its replay, where no
+  // host code of the student's runs: its guard zones intact, its inputs
+  // unchanged, its outputs written, and right wherever the student's run's
+  // were (student_right). Only lowers.
+  friend Judged judge_memory_replay(Judged claimed, Testimony replay,
+                                    const std::filesystem::path& reference_evidence,
+                                    const std::vector<std::string>& student_right);
   // A speed check whose traced run (the student's process recording its
   // launches) did not pass: not timed, no points, its measurements dropped.
   friend Judged judge_speed_untimed(Claim traced);
@@ -100,8 +118,10 @@ class Judged {
   std::optional<double> ratio_;
 };
 
-Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evidence,
-                         const CheckSpec& check);
+Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evidence, const CheckSpec& check,
+                         std::vector<std::string>* right_labels = nullptr);
+Judged judge_memory_replay(Judged claimed, Testimony replay, const std::filesystem::path& reference_evidence,
+                           const std::vector<std::string>& student_right);
 Judged judge_speed_untimed(Claim traced);
 Judged judge_speed_timed(Testimony replay);
 Judged judge_by_grader(const CheckSpec& check, Verdict verdict, const std::string& why);

@@ -9,13 +9,17 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <thread>
 
+#include "checks.h"
 #include "grade.h"
 #include "pipeline/internal.h"
 #include "progress.h"
+
+namespace fs = std::filesystem;
 
 namespace cudalab {
 
@@ -88,7 +92,10 @@ void Grader::run_correctness(Checking& c) {
       };
       const auto t0 = clock::now();
       // The student's process claims; the judge compares its outputs with the reference's.
-      Claim claim = run_student_check(p.ctx, spec, check);
+      RunContext ctx = p.ctx;
+      const bool replayed = memory_replayed(g, check);
+      if (replayed) ctx.trace_out = ctx.work_dir / (run_stem(spec.id, check.id) + ".calls");
+      Claim claim = run_student_check(ctx, spec, check);
       const double process_s = since(t0);
       // The speed checks that need this one are traced while the judge reads
       // its outputs (a trace times nothing and decides nothing): where the
@@ -99,9 +106,12 @@ void Grader::run_correctness(Checking& c) {
         release(p.lab);
       }
       const auto t1 = clock::now();
-      Judged judged = judge_correctness(std::move(claim), p.ctx.reference_evidence, check);
-      profile(fmt::format("  {} {} ran: its process {:.2f} s, judged in {:.2f} s", spec.id, check.id,
-                          process_s, since(t1)));
+      std::vector<std::string> right;
+      Judged judged = judge_correctness(std::move(claim), p.ctx.reference_evidence, check, &right);
+      if (replayed)
+        judged = judge_memory_in_replay(c, p.lab, check, ctx, std::move(judged), ctx.trace_out, right);
+      profile(fmt::format("  {} {} ran: its process {:.2f} s, judged in {:.2f} s{}", spec.id, check.id,
+                          process_s, since(t1), replayed ? " (with its replay)" : ""));
       if (c.progress) c.progress->update(++finished, c.correctness.size(), spec.id + " " + check.id);
       c.ran[k] = std::move(judged);
     });
@@ -111,6 +121,47 @@ void Grader::run_correctness(Checking& c) {
   }
   pool.run(check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency()));
   profile(fmt::format("slot {}: {} correctness checks ran", c.staged.slot, c.correctness.size()));
+}
+
+bool Grader::memory_replayed(const SubmissionGrade& g, const CheckSpec& check) {
+  return !g.cpu_mode && g.gpu && check.kind == CheckKind::correctness && check.judge == "memory";
+}
+
+// The memory check's second judgement, where the student's host code cannot
+// reach: the launches its run traced, replayed on guarded buffers by the
+// reference build. It costs one more process of the reference build and the
+// check's small shapes once more (a second or less on the GPU), and only for
+// a claim that passed.
+Judged Grader::judge_memory_in_replay(const Checking& c, std::size_t lab, const CheckSpec& check,
+                                      const RunContext& ctx, Judged judged, const fs::path& trace,
+                                      const std::vector<std::string>& student_right) {
+  const LabSpec& spec = *c.grade.labs[lab].spec;
+  const fs::path kernels = fs::path(trace.string() + ".kernels");
+  struct Remove {
+    std::vector<fs::path> files;
+    ~Remove() {
+      std::error_code ec;
+      for (const auto& f : files) fs::remove(f, ec);
+    }
+  } remove{{trace, kernels}};
+  if (!judged.passed()) return judged;
+  if (const std::string big = over_bound(trace, kMaxTraceBytes, "its launch trace"); !big.empty()) {
+    judged.lower_to_fail(big);
+    return judged;
+  }
+  std::string error;
+  const std::string reference_error = build_reference(spec, /*cpu_mode=*/false);
+  if (!reference_error.empty() || !student_device_code(spec, c.staged.slot, kernels, error))
+    return judge_by_grader(check, Verdict::error,
+                           fmt::format("the grader cannot replay this submission's launches: {}",
+                                       reference_error.empty() ? error : reference_error));
+  RunContext rc = ctx;
+  rc.binary = reference_binary(build(kReferenceSlot), spec, false);
+  rc.replay_trace = trace;
+  rc.replay_code = kernels;
+  rc.reference_s = 0;
+  return judge_memory_replay(std::move(judged), run_memory_replay(rc, spec, check), ctx.reference_evidence,
+                             student_right);
 }
 
 }  // namespace cudalab

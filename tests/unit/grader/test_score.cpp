@@ -82,7 +82,7 @@ TEST_CASE("A speed check's ratio counts only when the grader's replay timed it",
   // The grader's replay (a Testimony): its ratio gives credit.
   CheckResult replayed = result("fast", Verdict::fail, 1.15);
   replayed.kind = CheckKind::speed;
-  const Judged timed = judge_speed_timed(Testimony{replayed});
+  const Judged timed = judge_speed_timed(Testimony{replayed, {}});
   REQUIRE(timed.timed_ratio());
   CHECK(score_check(spec, timed, {ok}).points == Approx(10));
   // The student's own traced run (a Claim), failing but carrying a ratio of
@@ -153,7 +153,7 @@ TEST_CASE("The grader's own word never passes a check", "[score][trust][grader]"
   c.id = "square";
   c.kind = CheckKind::correctness;
   CHECK(judge_by_grader(c, Verdict::pass, "").verdict() == Verdict::error);
-  CHECK(judge_failed_testimony(Testimony{result("square", Verdict::pass)}).verdict() == Verdict::error);
+  CHECK(judge_failed_testimony(Testimony{result("square", Verdict::pass), {}}).verdict() == Verdict::error);
 }
 
 TEST_CASE("./cudalab test previews the points of the checks it ran itself", "[score][grader]") {
