@@ -36,6 +36,10 @@ struct AccessCount {
   // Each call's launch, in order, from the run's notes (kCountedLaunch):
   // ("transpose(1024x1024)", "grid (32, 32, 1), block (32, 8, 1)").
   std::vector<std::pair<std::string, std::string>> launches;
+  // The counting run was stopped at its time limit: the kernel did not
+  // finish in CPU mode (a spinner, a wait on another block), so there is no
+  // count, and the lead says so instead of guessing.
+  bool timed_out = false;
 };
 // From a run's result (its notes) and its report. Host-only (tested).
 AccessCount access_count_of(const CheckResult& run, std::string report_json);

@@ -188,6 +188,10 @@ TEST_CASE("a counting run's launches come from its notes, and a count survives t
                    "transpose(64x256): transpose_kernel<<<grid (8, 2, 1), block (32, 8, 1), 4224 bytes of "
                    "shared memory>>>"};
   const AccessCount c = access_count_of(run, kReference.report);
+  CHECK_FALSE(c.timed_out);
+  CheckResult stopped = run;
+  stopped.verdict = Verdict::timeout;  // a spinner in CPU mode: no count to lead by
+  CHECK(access_count_of(stopped, "").timed_out);
   REQUIRE(c.launches.size() == 2);
   CHECK(c.launches[0] ==
         std::pair<std::string, std::string>{"transpose(32x32)", "grid (1, 1, 1), block (32, 8, 1)"});
