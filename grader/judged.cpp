@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <system_error>
 #include <utility>
@@ -120,22 +121,25 @@ Judged judge_memory_replay(Judged claimed, Testimony replay, const fs::path& ref
     }
   } remove{replay.evidence};
   if (!j.passed()) return j;
-  constexpr const char* kWhere =
-      "in the grader's replay of your launches (your kernels, run again on guarded buffers in a process that "
-      "runs none of your host code)";
+  // Where the failures below were found, on a line of its own after them:
+  // the first line stays the replay's own diagnosis.
+  const std::string where =
+      "found in the grader's replay of your launches: your kernels, run again on guarded buffers in a "
+      "process "
+      "that runs none of your host code. A launcher that puts back what its kernel overwrote is judged as "
+      "its "
+      "kernel left it";
   const CheckResult& said = replay.said;
   if (said.verdict != Verdict::pass) {
     // The replay's own words: a launch that failed there, a buffer written
     // past, or why it could not replay.
     j.r_.verdict = said.verdict == Verdict::timeout ? Verdict::timeout : Verdict::fail;
-    j.r_.failures = {fmt::format("{}: {}", kWhere,
-                                 said.failures.empty() ? "the check did not pass" : said.failures.front())};
-    for (std::size_t i = 1; i < said.failures.size() && i < 4; ++i) j.r_.failures.push_back(said.failures[i]);
-    if (said.failures.empty() || said.failures.front().find("not a kernel of your own") == std::string::npos)
-      j.r_.failures.push_back(
-          "a kernel is replayed only with the launcher's own buffers: one that works on memory the launcher "
-          "allocated or filled itself (cudaMalloc, cudaMemcpy) cannot be replayed, and a launcher that puts "
-          "back what its kernel overwrote is judged as its kernel left it");
+    j.r_.failures.assign(said.failures.begin(),
+                         said.failures.begin() + std::min<std::size_t>(4, said.failures.size()));
+    if (j.r_.failures.empty()) j.r_.failures.push_back("the check did not pass");
+    j.r_.failures.push_back(where +
+                            "; one that works on memory the launcher allocated or filled itself (cudaMalloc, "
+                            "cudaMemcpy) cannot be replayed.");
     return j;
   }
   std::string error;
@@ -150,7 +154,7 @@ Judged judge_memory_replay(Judged claimed, Testimony replay, const fs::path& ref
   }
   diagnosis::begin();
   diagnosis::pause(true);  // the words are the replay's, not a second diagnosis
-  evidence::Verdict memory = evidence::judge(mine, theirs, "memory");
+  const evidence::Verdict memory = evidence::judge(mine, theirs, "memory");
   const evidence::Verdict values = evidence::judge(evidence::only_labels(mine, student_right),
                                                    evidence::only_labels(theirs, student_right), "values");
   diagnosis::pause(false);
@@ -163,17 +167,19 @@ Judged judge_memory_replay(Judged claimed, Testimony replay, const fs::path& ref
     return j;
   }
   j.r_.verdict = Verdict::fail;
-  j.r_.failures.clear();
-  for (const auto& f : memory.failures) j.r_.failures.push_back(fmt::format("{}: {}", kWhere, f));
+  j.r_.failures = memory.failures;
   if (!values.ok) {
-    j.r_.failures.push_back(fmt::format(
-        "{}, your kernels' outputs differ from what they were in your own run, where they were right: {}",
-        kWhere, values.failures.empty() ? "" : values.failures.front()));
-    j.r_.failures.push_back(
-        "a kernel must compute the same from the launches alone: one that depends on what the launcher set "
-        "besides its arguments (a __device__ variable, memory it filled), or a race, computes something "
-        "else there");
+    j.r_.failures.insert(
+        j.r_.failures.begin(),
+        "Diagnosis: your kernels computed something else when the grader replayed your launches alone than "
+        "in "
+        "your own run, where their outputs were right: a kernel that depends on what the launcher set "
+        "besides "
+        "its arguments (a __device__ variable, memory it filled) computes something else there, and so may a "
+        "race that showed there and not in your run.");
+    if (!values.failures.empty()) j.r_.failures.push_back("in the replay: " + values.failures.front());
   }
+  j.r_.failures.push_back(where + ".");
   return j;
 }
 

@@ -26,10 +26,15 @@ namespace cudalab {
 void Grader::run_correctness(Checking& c) {
   // The longest first (by the reference's time on each): the last to finish
   // then is a short one, and the pass ends soon after the longest check.
-  std::stable_sort(c.correctness.begin(), c.correctness.end(),
-                   [](const auto& a, const auto& b) { return a.ctx.reference_s > b.ctx.reference_s; });
-  c.ran.assign(c.correctness.size(), std::nullopt);
+  // A memory check that is replayed takes two processes one after the other.
   const SubmissionGrade& g = c.grade;
+  const auto expected_s = [&](const Checking::Pending& p) {
+    const CheckSpec& check = g.labs[p.lab].spec->checks[p.check];
+    return p.ctx.reference_s * (memory_replayed(g, check) ? 2 : 1);
+  };
+  std::stable_sort(c.correctness.begin(), c.correctness.end(),
+                   [&](const auto& a, const auto& b) { return expected_s(a) > expected_s(b); });
+  c.ran.assign(c.correctness.size(), std::nullopt);
   c.traced.assign(g.labs.size(), {});
   for (std::size_t i = 0; i < g.labs.size(); ++i) c.traced[i].resize(g.labs[i].spec->checks.size());
 
