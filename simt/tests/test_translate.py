@@ -122,5 +122,44 @@ class CommandLine(unittest.TestCase):
             self.assertIn(f'#line 4 "{tmpl}"\n}}  // namespace ref', text)
 
 
+class SavedAsEditorsSaveThem(unittest.TestCase):
+    """A file nvcc accepts, CPU mode accepts: each translation compiles with g++."""
+
+    KERNEL = "__global__ void k(float* p) {\n\tp[threadIdx.x] = 1;\n}\nvoid go(float* p) { k<<<1, 32>>>(p); }"
+
+    def translate_and_compile(self, data: bytes) -> str:
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "sol.cu")
+            out = os.path.join(d, "out.cpp")
+            with open(src, "wb") as f:
+                f.write(data)
+            subprocess.run([sys.executable, os.path.join(HERE, "..", "tools", "simt_translate.py"), src, "-o", out],
+                           check=True)
+            with open(out, "rb") as f:
+                text = f.read()
+            simt = os.path.join(HERE, "..", "include")
+            r = subprocess.run(["c++", "-std=c++17", "-fsyntax-only", "-I", simt, "-x", "c++", out],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            return text
+
+    def test_byte_order_mark(self):
+        text = self.translate_and_compile(b"\xef\xbb\xbf" + self.KERNEL.encode() + b"\n")
+        self.assertNotIn(b"\xef\xbb\xbf", text)
+
+    def test_crlf_line_ends(self):
+        text = self.translate_and_compile(self.KERNEL.replace("\n", "\r\n").encode() + b"\r\n")
+        self.assertNotIn(b"\r", text)
+
+    def test_no_newline_at_the_end_and_tabs(self):
+        text = self.translate_and_compile(self.KERNEL.encode())
+        self.assertTrue(text.endswith(b"\n"))
+        self.assertIn(b"\tp[threadIdx.x]", text)
+
+    def test_bytes_that_are_not_utf8_are_kept(self):
+        text = self.translate_and_compile(b"// r\xe9sum\xe9 (Latin-1)\n" + self.KERNEL.encode() + b"\n")
+        self.assertIn(b"r\xe9sum\xe9", text)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -537,7 +537,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--wrap", help="template whose #include \"@SOURCE@\" line receives the translation")
     ap.add_argument("--name", help="the file name the output's #line directives give (default: INPUT)")
     a = ap.parse_args(argv)
-    with open(a.input, encoding="utf-8") as f:
+    # What nvcc accepts, this reads: a byte-order mark (dropped: after the
+    # #line directive g++ rejects it), CRLF or CR line ends (read as \n), and
+    # bytes that are not UTF-8 (a Latin-1 comment), carried through unchanged.
+    with open(a.input, encoding="utf-8-sig", errors="surrogateescape") as f:
         text = f.read()
     shown = a.name or a.input
     try:
@@ -564,7 +567,9 @@ def main(argv: list[str]) -> int:
     else:
         result = "#include <cuda_runtime.h>\n" + body
     tmp = a.output + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
+    if not result.endswith("\n"):
+        result += "\n"
+    with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write(result)
     os.replace(tmp, a.output)
     return 0
