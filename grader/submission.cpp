@@ -308,4 +308,41 @@ bool extract_archive(const fs::path& archive, const fs::path& dest, const fs::pa
   return true;
 }
 
+std::string partial_submission_note(
+    const SubmissionPlan& plan,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& assignments) {
+  std::vector<std::string> handed_in, absent;
+  for (const LabFiles& l : plan.labs) (l.found.empty() ? absent : handed_in).push_back(l.lab);
+  if (handed_in.empty() || absent.empty()) return "";
+  // The assignments this submission's labs fit, best first: those whose labs are all here.
+  std::vector<std::string> fitting, all;
+  for (const auto& [name, labs] : assignments) {
+    all.push_back(fmt::format("{} ({})", name, fmt::join(labs, ", ")));
+    const bool fits = std::all_of(labs.begin(), labs.end(), [&](const std::string& l) {
+      return std::find(handed_in.begin(), handed_in.end(), l) != handed_in.end();
+    });
+    if (fits) fitting.push_back(name);
+  }
+  std::string how;
+  if (!fitting.empty())
+    how = fmt::format(
+        "grade it as its assignment: cudalab grade SUBMISSION --assignment {}{}", fitting.front(),
+        fitting.size() > 1 ? fmt::format(" (or {})", fmt::join(fitting.begin() + 1, fitting.end(), ", "))
+                           : "");
+  else if (!all.empty())
+    how = fmt::format("grade it as one of the course's assignments with --assignment NAME: {}",
+                      fmt::join(all, "; "));
+  else
+    how =
+        "define the assignment in the course file ([[assignment]] with its labs, docs/course.md) and grade "
+        "with "
+        "--assignment NAME";
+  return fmt::format(
+      "graded as the whole course, with no assignment chosen: {} {} none of {} files here and {} counted as "
+      "missing, with none of {} points. If this was handed in for {} alone, {}.",
+      fmt::join(absent, ", "), absent.size() == 1 ? "has" : "have", absent.size() == 1 ? "its" : "their",
+      absent.size() == 1 ? "is" : "are", absent.size() == 1 ? "its" : "their", fmt::join(handed_in, " and "),
+      how);
+}
+
 }  // namespace cudalab

@@ -47,6 +47,15 @@ struct SubmissionPlan {
   const LabFiles* find(const std::string& lab) const;
 };
 
+// A submission graded as the whole course (no assignment chosen) that holds
+// the files of some labs and none of others: a line that names the labs
+// counted as missing and how to grade it as the assignment it was handed in
+// for; "" otherwise. assignments: the course's, as (name, its labs). Host-only
+// (tested).
+std::string partial_submission_note(
+    const SubmissionPlan& plan,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& assignments);
+
 // Scans a submission folder. Host-only (tested). A file named close to a
 // lab's student file (near_student_file) is not graded: the lab's missing
 // message and the ignored list say which file it probably is and what it must

@@ -152,6 +152,14 @@ void Grader::plan_files(Staging& s) {
   s.plan = plan_submission(s.root, cfg_.labs, cfg_.files_outside);
   g.ignored.insert(g.ignored.end(), s.plan->ignored.begin(), s.plan->ignored.end());
   g.notes.insert(g.notes.end(), s.plan->notes.begin(), s.plan->notes.end());
+  // The grade is out of what was handed out: a part of the course graded as
+  // the whole of it says so, and how to grade it as its assignment.
+  if (cfg_.course.assignment.empty()) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> assignments;
+    for (const auto& a : cfg_.course.assignments) assignments.emplace_back(a.name, a.labs);
+    if (std::string note = partial_submission_note(*s.plan, assignments); !note.empty())
+      g.notes.insert(g.notes.begin(), std::move(note));
+  }
   for (std::size_t i = 0; i < g.labs.size(); ++i)
     if (const LabFiles* files = s.complete(i)) {
       std::vector<std::pair<std::string, std::string>> contents;

@@ -387,3 +387,29 @@ TEST_CASE("Close names: case, a source extension mixed up, or at most two edits"
   CHECK(near("Scan.cu") == "scan.cu");  // short names: case only
   CHECK(near("scab.cu") == "scan.cu");  // 7 characters: edits too
 }
+
+TEST_CASE(
+    "A part of the course graded as the whole of it says which labs count as missing and how to grade it",
+    "[submission][grader]") {
+  SubmissionPlan plan;
+  for (const char* lab : {"01_coalescing", "02_naive_matmul", "03_tiling"})
+    plan.labs.push_back({lab, {}, {}});
+  plan.labs[2].found = {{"matmul_tiled.cu", "/s/matmul_tiled.cu"}};
+  const std::vector<std::pair<std::string, std::vector<std::string>>> assignments = {
+      {"hw1", {"01_coalescing", "02_naive_matmul"}}, {"hw3", {"03_tiling"}}};
+  const std::string note = partial_submission_note(plan, assignments);
+  CHECK_THAT(note, Catch::Contains("01_coalescing, 02_naive_matmul have none of their files here"));
+  CHECK_THAT(note, Catch::Contains("for 03_tiling alone"));
+  CHECK_THAT(note, Catch::Contains("--assignment hw3"));
+  CHECK_THAT(note, !Catch::Contains("hw1"));
+  // Without assignments in the course: how to define one.
+  CHECK_THAT(partial_submission_note(plan, {}), Catch::Contains("[[assignment]]"));
+  // No assignment that fits: every one is named.
+  CHECK_THAT(partial_submission_note(plan, {{"hw1", {"01_coalescing"}}}),
+             Catch::Contains("hw1 (01_coalescing)"));
+  // Every lab handed in, or none: nothing to say.
+  for (auto& l : plan.labs) l.found = {{"x.cu", "/s/x.cu"}};
+  CHECK(partial_submission_note(plan, assignments).empty());
+  for (auto& l : plan.labs) l.found.clear();
+  CHECK(partial_submission_note(plan, assignments).empty());
+}
