@@ -285,6 +285,14 @@ std::string Comparison::describe() const {
   if (non_finite) parts.push_back(fmt::format("{} NaN or Inf", non_finite));
   if (max_abs_error > 0) parts.push_back(fmt::format("largest error {:.3g}", max_abs_error));
   if (!parts.empty()) s += fmt::format(" ({})", fmt::join(parts, ", "));
+  // The first failing shape of a check lists its first wrong elements; the
+  // others say where the first one is, on the same line.
+  if (!first.empty() && !diagnosis::list_samples()) {
+    const Mismatch& m = first.front();
+    return s + fmt::format("; first at {} = {} (expected {}).", where(*this, m.row, m.col),
+                           is_poison(static_cast<float>(m.got)) ? "never written" : value(m.got),
+                           value(m.expected));
+  }
   s += ".";
   for (const auto& m : first) {
     s += fmt::format("\n  {} = {}", where(*this, m.row, m.col),

@@ -17,7 +17,8 @@ namespace {
 
 struct State {
   bool on = false, paused = false;
-  bool probed = false;  // accumulation_probed
+  bool probed = false;         // accumulation_probed
+  bool samples_shown = false;  // an output's wrong elements listed once in this check
   std::vector<ShapeFacts> shapes;
 };
 
@@ -825,6 +826,7 @@ std::string single_value_lead(const std::vector<ShapeFacts>& facts, const std::v
 void begin() {
   state().on = true;
   state().probed = false;
+  state().samples_shown = false;
   state().shapes.clear();
 }
 
@@ -834,6 +836,13 @@ void end() {
 
 bool collecting() {
   return state().on && !state().paused;
+}
+
+bool list_samples() {
+  if (!collecting()) return true;
+  const bool first = !state().samples_shown;
+  state().samples_shown = true;
+  return first;
 }
 
 void pause(bool paused) {

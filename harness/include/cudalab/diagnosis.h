@@ -79,6 +79,10 @@ void end();
 bool collecting();
 // A rerun made to tell a race apart is not a shape of its own.
 void pause(bool paused);
+// Whether a wrong output's message lists its first wrong elements: once per
+// check (the first shape that fails), then one line per other shape, so
+// that a failing check reads in one screen. Always outside a check.
+bool list_samples();
 
 // In CPU mode, the words of simt's launch error for a store past the end of a
 // kernel's shared memory (simt/src/scheduler.cpp shared_overrun): such a

@@ -977,3 +977,20 @@ TEST_CASE("A race's lead names the lab in its racecheck advice, and in CPU mode 
   CHECK_THAT(gpu, Catch::EndsWith("again. `./cudalab test 03_tiling --sanitize=racecheck` names the line"));
   CHECK_THAT(lead(facts), Catch::EndsWith(cudalab::diagnosis::kRacecheckAdvice));
 }
+
+TEST_CASE("a failing check lists wrong elements for its first failing shape only, one line for each other",
+          "[diagnosis][harness]") {
+  const std::vector<double> expected(12, 1.0);
+  const std::vector<float> got(12, 2.0f);
+  cudalab::diagnosis::begin();
+  const std::string first = cudalab::compare("C", got, expected, 3, 4).describe();
+  const std::string second = cudalab::compare("C", got, expected, 4, 3).describe();
+  cudalab::diagnosis::end();
+  CHECK_THAT(first, Catch::Contains("\n  C[0][0] = 2"));
+  CHECK_THAT(first, Catch::Contains("... and 7 more"));
+  CHECK(second.find('\n') == std::string::npos);
+  CHECK_THAT(second, Catch::Contains("12 of 12 elements are wrong"));
+  CHECK_THAT(second, Catch::Contains("first at C[0][0] = 2"));
+  // Outside a check every message lists them.
+  CHECK_THAT(cudalab::compare("C", got, expected, 4, 3).describe(), Catch::Contains("\n  C[0][0] = 2"));
+}
