@@ -10,7 +10,7 @@
 
 namespace cudalab {
 
-// Exit codes (README): 0 all good, 1 checks failed or internal error,
+// Exit codes (docs/instructors.md): 0 all good, 1 checks failed or internal error,
 // 2 usage or manifest error, 3 no GPU: built only, GPU checks not run.
 constexpr int kOk = 0, kFailed = 1, kUsage = 2, kNoGpu = 3;
 
