@@ -138,14 +138,15 @@ bool failed(Verdict v) {
   return v == Verdict::fail || v == Verdict::timeout || v == Verdict::crash || v == Verdict::error;
 }
 
-void count(std::vector<DiagnosisCount>& to, const std::string& text) {
+void count(std::vector<DiagnosisCount>& to, const std::string& text, const std::string& who) {
   const std::string cause = diagnosis_cause(text);
   for (auto& d : to)
     if (d.text == cause) {
       ++d.count;
+      d.who.push_back(who);
       return;
     }
-  to.push_back({cause, 1, text});
+  to.push_back({cause, 1, text, {who}});
 }
 
 std::string lab_status_words(LabStatus s) {
@@ -187,10 +188,12 @@ ClassView class_view(const BatchView& b) {
           if (l.id == lab_id) lab = &l;
       if (!lab || lab->status != LabStatus::graded) {
         ++not_graded.failed;
-        count(not_graded.diagnoses, !e.grade                  ? submission_status(e).word
-                                    : !e.grade->error.empty() ? std::string("error")
-                                    : !lab                    ? std::string("not in the grade")
-                                                              : lab_status_words(lab->status));
+        count(not_graded.diagnoses,
+              !e.grade                  ? submission_status(e).word
+              : !e.grade->error.empty() ? std::string("error")
+              : !lab                    ? std::string("not in the grade")
+                                        : lab_status_words(lab->status),
+              e.id);
         continue;
       }
       for (const GradedCheck& c : lab->checks) {
@@ -209,8 +212,10 @@ ClassView class_view(const BatchView& b) {
         } else if (failed(c.result.verdict)) {
           ++it->failed;
           const std::string d = check_diagnosis(c);
-          count(it->diagnoses, d.empty() ? fmt::format("{} (no message)", spelling(c.result.verdict))
-                                         : normalize_diagnosis(d));
+          count(
+              it->diagnoses,
+              d.empty() ? fmt::format("{} (no message)", spelling(c.result.verdict)) : normalize_diagnosis(d),
+              e.id);
         } else {
           ++it->not_run;
         }
@@ -228,8 +233,8 @@ ClassView class_view(const BatchView& b) {
 std::string class_csv(const ClassView& v) {
   std::vector<CsvCell> header = {"lab", "check", "kind", "of", "passed", "failed", "not_run"};
   for (int i = 1; i <= 3; ++i)
-    header.insert(header.end(),
-                  {fmt::format("diagnosis_{}", i), fmt::format("count_{}", i), fmt::format("share_{}", i)});
+    header.insert(header.end(), {fmt::format("diagnosis_{}", i), fmt::format("count_{}", i),
+                                 fmt::format("share_{}", i), fmt::format("who_{}", i)});
   std::string csv = csv_line(header);
   const auto number = [](auto x) { return csv_number(fmt::format("{}", x)); };
   for (const auto& c : v.checks) {
@@ -240,9 +245,10 @@ std::string class_csv(const ClassView& v) {
       if (i < c.diagnoses.size() && c.of > 0)
         row.insert(row.end(),
                    {c.diagnoses[i].text, number(c.diagnoses[i].count),
-                    csv_number(fmt::format("{:.3f}", static_cast<double>(c.diagnoses[i].count) / c.of))});
+                    csv_number(fmt::format("{:.3f}", static_cast<double>(c.diagnoses[i].count) / c.of)),
+                    fmt::format("{}", fmt::join(c.diagnoses[i].who, "; "))});
       else
-        row.insert(row.end(), 3, "");
+        row.insert(row.end(), 4, "");
     }
     csv += csv_line(row);
   }

@@ -54,6 +54,9 @@ struct DiagnosisCount {
   std::string text;  // the cause (diagnosis_cause of normalize_diagnosis)
   int count = 0;
   std::string example;  // the first of them in full (normalized), for the page's details
+  // The submissions behind it (their batch ids), in the batch's order: the
+  // instructor's next step is to ask them.
+  std::vector<std::string> who;
 };
 
 // One check of one lab across the class. `of`: the submissions whose lab
@@ -76,8 +79,8 @@ struct ClassView {
 ClassView class_view(const BatchView& b);
 
 // class.csv: one row per check (ClassCheck), the three most common
-// diagnoses in columns:
-//   lab,check,kind,of,passed,failed,not_run,diagnosis_1,count_1,share_1,...,share_3
+// diagnoses in columns, each with the submissions behind it ("; " between):
+//   lab,check,kind,of,passed,failed,not_run,diagnosis_1,count_1,share_1,who_1,...,who_3
 // share_i = count_i / of, a fraction with three decimals ("" where no
 // diagnosis); a lab's "(not graded)" row comes first and has kind "lab".
 std::string class_csv(const ClassView& v);

@@ -492,6 +492,8 @@ const char* kStyle =
     "section.passed h3{font-weight:normal;font-size:.95em}.pts{color:#555;font-weight:normal;font-size:.9em}"
     "details{margin:.2em 0 .2em 1em}summary{cursor:pointer;color:#555;font-size:.9em}"
     "figure.gauge{margin:.4em 0}figure.gauge figcaption{font-size:.9em}"
+    "table.class{table-layout:fixed;width:100%}table.class td{overflow-wrap:anywhere}"
+    ".who{font-size:.85em;color:#555;margin-left:88px}.wide{overflow-x:auto;max-width:100%}"
     "th.share,td.share{width:45%}.sharebar{display:inline-block;height:10px;background:#e07b39;"
     "vertical-align:middle;margin-right:6px}.status-graded{color:#2a7d2a}.status-bad{color:#b22}"
     ".axis{fill:#333}";
@@ -615,7 +617,8 @@ namespace {
 std::string class_tables(const ClassView& v) {
   std::string out =
       "<h2>Where the class lost points</h2>\n<p class=\"note\">Per check: the submissions that "
-      "failed it, and the three causes they failed with most often: each diagnosis cut to its cause "
+      "failed it, and the causes they failed with, the three most common first, with who they are: each "
+      "diagnosis cut to its cause "
       "(the words before its first colon or full stop), with its numbers and shapes replaced by # (\"K=9 at "
       "M=17\" "
       "and \"K=5 at M=33\" are one), each with its share of the submissions the check ran for. "
@@ -633,21 +636,30 @@ std::string class_tables(const ClassView& v) {
     }
     if (c.kind == "lab" && c.failed == 0) continue;  // every submission's lab was graded
     const double of = std::max(1, c.of);
-    std::string diagnoses;
-    for (std::size_t i = 0; i < c.diagnoses.size() && i < 3; ++i) {
-      const double share = c.diagnoses[i].count / of;
-      const DiagnosisCount& d = c.diagnoses[i];
+    // Every cause, the three most common open, the others folded; each
+    // with the submissions behind it, linked to their pages.
+    const auto cause = [&](const DiagnosisCount& d) {
+      const double share = d.count / of;
+      std::vector<std::string> links;
+      for (const auto& id : d.who)
+        links.push_back(fmt::format("<a href=\"{0}/report.html\">{0}</a>", html_escape(id)));
       // The cause in bold, one submission's whole diagnosis under it, folded.
-      diagnoses += fmt::format(
+      return fmt::format(
           "<div class=\"diag\"><span class=\"sharebar\" style=\"width:{:.0f}px\"></span>{:.0f}% of the class "
-          "({} of {}): <b>{}</b>{}</div>",
-          std::max(2.0, 80 * share), 100 * share, d.count, c.of, html_escape(d.text),
+          "({} of {}): <b>{}</b><div class=\"who\">{}</div>{}</div>",
+          std::max(2.0, 80 * share), 100 * share, d.count, c.of, html_escape(d.text), fmt::join(links, ", "),
           d.example.size() > d.text.size()
               ? "<details><summary>as one of them reads</summary>" + html_escape(d.example) + "</details>"
               : "");
+    };
+    std::string diagnoses;
+    for (std::size_t i = 0; i < c.diagnoses.size() && i < 3; ++i) diagnoses += cause(c.diagnoses[i]);
+    if (c.diagnoses.size() > 3) {
+      diagnoses += fmt::format("<details><summary>{} other cause{}</summary>", c.diagnoses.size() - 3,
+                               c.diagnoses.size() == 4 ? "" : "s");
+      for (std::size_t i = 3; i < c.diagnoses.size(); ++i) diagnoses += cause(c.diagnoses[i]);
+      diagnoses += "</details>";
     }
-    if (c.diagnoses.size() > 3)
-      diagnoses += fmt::format("<div class=\"note\">and {} other diagnoses</div>", c.diagnoses.size() - 3);
     out += fmt::format(
         "<tr><td>{}{}</td><td class=\"num\">{} of {} ({:.0f}%)</td><td class=\"num\">{}</td><td "
         "class=\"share\">{}</td></tr>\n",
@@ -713,7 +725,8 @@ std::string batch_html(const BatchView& batch) {
     body += "<figure>" + svg + "</svg></figure>\n";
   }
   body += class_tables(class_view(batch));
-  body += "<h2>Submissions</h2>\n<table>\n<tr><th>submission</th><th>total</th>";
+  // Wider than the page with many labs: it scrolls inside its own box.
+  body += "<h2>Submissions</h2>\n<div class=\"wide\"><table>\n<tr><th>submission</th><th>total</th>";
   for (const auto& l : labs) body += "<th>" + html_escape(l) + "</th>";
   body += "<th>status</th></tr>\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -728,7 +741,7 @@ std::string batch_html(const BatchView& batch) {
                         st.word == "graded" && st.days_late == 0 ? "status-graded" : "status-bad",
                         html_escape(st.text()));
   }
-  body += "</table>\n";
+  body += "</table></div>\n";
   return page("cudalab: batch", body);
 }
 

@@ -89,6 +89,7 @@ TEST_CASE("the class view counts each check's failures and its three most common
   CHECK(square.diagnoses[0].text == "the last tile reads past the edge");
   CHECK(square.diagnoses[0].example == "the last tile reads past the edge: K=# at M=#");
   CHECK(square.diagnoses[0].count == 2);
+  CHECK(square.diagnoses[0].who == std::vector<std::string>{"bob", "carol"});  // who to ask
   CHECK(square.diagnoses[1].text == "a __syncthreads() that some threads never reach");
   CHECK(square.diagnoses[1].count == 1);
 
@@ -114,17 +115,18 @@ TEST_CASE("class.csv has a row per check with the three diagnoses and their shar
   std::string header, lab, square, fast, extra;
   std::getline(lines, header), std::getline(lines, lab), std::getline(lines, square),
       std::getline(lines, fast);
-  CHECK(header ==
-        "lab,check,kind,of,passed,failed,not_run,diagnosis_1,count_1,share_1,diagnosis_2,count_2,share_2,"
-        "diagnosis_3,count_3,share_3");
-  CHECK(lab == "03_tiling,(not graded),lab,6,0,2,0,compile error,1,0.167,not graded,1,0.167,,,");
+  CHECK(
+      header ==
+      "lab,check,kind,of,passed,failed,not_run,diagnosis_1,count_1,share_1,who_1,diagnosis_2,count_2,share_2,"
+      "who_2,diagnosis_3,count_3,share_3,who_3");
+  CHECK(lab == "03_tiling,(not graded),lab,6,0,2,0,compile error,1,0.167,erin,not graded,1,0.167,frank,,,,");
   CHECK(square ==
-        "03_tiling,square,correctness,4,1,3,0,the last tile reads past the edge,2,0.500,"
-        "a __syncthreads() that some threads never reach,1,0.250,,,");
-  CHECK(fast == "03_tiling,fast,speed,4,1,0,3,,,,,,,,,");
+        "03_tiling,square,correctness,4,1,3,0,the last tile reads past the edge,2,0.500,bob; carol,"
+        "a __syncthreads() that some threads never reach,1,0.250,dave,,,,");
+  CHECK(fast == "03_tiling,fast,speed,4,1,0,3,,,,,,,,,,,,");
   CHECK_FALSE(std::getline(lines, extra));
   // Every row as many cells as the header.
-  for (const auto& l : {header, lab, square, fast}) CHECK(split_csv_line(l).size() == 16);
+  for (const auto& l : {header, lab, square, fast}) CHECK(split_csv_line(l).size() == 19);
 }
 
 TEST_CASE("each submission's status: graded, compile error, not graded, error, late", "[unit][class-view]") {
@@ -146,14 +148,14 @@ TEST_CASE("index.html titles its histograms' axes and shows the class view and e
   CHECK(html.find(">points (of 30)</text>") != std::string::npos);
   CHECK(html.find(">number of submissions</text>") != std::string::npos);
   CHECK(html.find("Where the class lost points") != std::string::npos);
-  CHECK(
-      html.find("50% of the class (2 of 4): <b>the last tile reads past the edge</b><details><summary>as one "
-                "of them reads</summary>the last tile reads past the edge: K=# at M=#</details>") !=
-      std::string::npos);
+  CHECK(html.find("50% of the class (2 of 4): <b>the last tile reads past the edge</b><div class=\"who\"><a "
+                  "href=\"bob/report.html\">bob</a>, <a "
+                  "href=\"carol/report.html\">carol</a></div><details><summary>as one "
+                  "of them reads</summary>the last tile reads past the edge: K=# at M=#</details>") !=
+        std::string::npos);
   // A diagnosis that is all cause has nothing to fold.
-  CHECK(
-      html.find("25% of the class (1 of 4): <b>a __syncthreads() that some threads never reach</b></div>") !=
-      std::string::npos);
+  CHECK(html.find("25% of the class (1 of 4): <b>a __syncthreads() that some threads never reach</b><div "
+                  "class=\"who\"><a href=\"dave/report.html\">dave</a></div></div>") != std::string::npos);
   CHECK(html.find("3 of 4 (75%)") != std::string::npos);
   CHECK(html.find(">compile error (03_tiling), late (2 days)</td>") != std::string::npos);
   CHECK(html.find("<th>status</th>") != std::string::npos);
