@@ -16,6 +16,7 @@
 #include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 #include "cudalab/replay.h"
+#include "cudalab/run.h"
 #include "cudalab/testing.h"
 
 namespace cudalab::detail {
@@ -77,6 +78,9 @@ class RecordListener : public ListenerBase {
     // Correctness checks leave evidence for the grader's judge.
     const cudalab::CheckSpec* spec = cudalab::this_lab().find_by_name(std::string(info.name));
     cudalab::evidence::set_enabled(spec && spec->kind == cudalab::CheckKind::correctness);
+    // A memory check reads its inputs after each launch too (cudalab/run.h).
+    cudalab::set_memory_check(spec && spec->kind == cudalab::CheckKind::correctness &&
+                              spec->judge == "memory");
   }
 
   CUDALAB_ASSERTION_RESULT assertionEnded(Catch::AssertionStats const& stats) override {

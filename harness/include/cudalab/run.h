@@ -64,6 +64,9 @@ std::string configuration_problem(const LaunchSeen& l);
 // (cudalab/replay.h), as the speed checks are.
 bool observing_launches();
 void observe_launch() noexcept;
+// The running check is a memory check (lab.toml judge = "memory"; the test
+// main sets it per check): its Runs read their inputs after each launch too.
+void set_memory_check(bool on);
 
 // Calls a launcher, then checks for launch errors (cudaGetLastError) and
 // execution errors (cudaDeviceSynchronize). Exceptions from the launcher
