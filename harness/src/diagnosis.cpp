@@ -963,6 +963,12 @@ void reference_launched(const std::string& label, const std::string& launch) {
   shape(label).reference_launch = launch;
 }
 
+void loop_stops_short(const std::string& label, const std::string& dim, const std::vector<long long>& tiles) {
+  if (!collecting()) return;
+  ShapeFacts& f = shape(label);
+  f.short_loop_tested = true, f.short_loop_tiles = tiles, f.short_loop_dim = dim;
+}
+
 bool rerun_done() {
   for (const auto& f : state().shapes)
     if (f.rerun_changed >= 0) return true;
@@ -1123,6 +1129,49 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   //    at every wrong shape, values that change on a rerun and nothing written
   //    outside is the race's signature, not the boundary's (a missing boundary
   //    check makes whole edge tiles, or all of C, wrong).
+  // The output is exactly the sum over K rounded down to a multiple of the
+  // tile, at every failing shape the test could multiply again: the loop
+  // over K stops before its last, partial tile. Before the split by the tile,
+  // which would tell it to load 0 past the end, which it does.
+  {
+    // The tile sizes every tested failing shape agrees on, the smallest first.
+    std::vector<long long> common;
+    const ShapeFacts* ex = nullptr;
+    bool first = true;
+    for (const auto* f : bad) {
+      if (!f->short_loop_tested) continue;
+      if (first) common = f->short_loop_tiles, first = false;
+      std::vector<long long> both;
+      for (long long t : common)
+        if (std::find(f->short_loop_tiles.begin(), f->short_loop_tiles.end(), t) != f->short_loop_tiles.end())
+          both.push_back(t);
+      common = both;
+    }
+    std::sort(common.begin(), common.end());
+    const auto dim_of = [](const ShapeFacts& f) {
+      for (const auto& [name, v] : f.dims)
+        if (name == f.short_loop_dim) return v;
+      return 0LL;
+    };
+    if (!common.empty()) {
+      const long long t = common.front();
+      // The example: the tested shape with the most terms kept.
+      for (const auto* f : bad)
+        if (f->short_loop_tested && (!ex || dim_of(*f) / t * t > dim_of(*ex) / t * t)) ex = f;
+      const std::string out = ex->output.empty() ? std::string("the output") : ex->output;
+      const std::string& d = ex->short_loop_dim;
+      const long long full = dim_of(*ex), kept = full / t * t;
+      return fmt::format(
+          "the loop over {0} stops before the last, partial tile: at {1} every element of {2} is exactly the "
+          "sum "
+          "of the first {3} of its {4} terms ({0} rounded down to a multiple of {5}), so the last {6} are "
+          "never "
+          "added. Run the loop while the tile's start is below {0} (`t < {0}`, not `t + TILE <= {0}`), "
+          "loading "
+          "0 for the part of the last tile past the end",
+          d, args_of(*ex), out, kept, full, t, full - kept);
+    }
+  }
   bool race_signature = !bad.empty();
   bool rerun_differs = false;
   for (const auto* f : bad) {
@@ -1152,17 +1201,33 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
         which = fmt::format("{}={}", name, v);
         break;
       }
+    // One dimension ragged in every failure: the sentence names it, and its
+    // example is a shape where it is ragged.
+    const bool one_dim = dims.size() == 1 && all.size() > 1;
+    const ShapeFacts* example = &ex;
+    if (one_dim) {
+      bool found = false;
+      for (const auto* f : bad)
+        for (const auto& [name, v] : f->dims)
+          if (!found && name == dims.front() && v % t != 0) example = f, found = true;
+      for (const auto& [name, v] : example->dims)
+        if (name == dims.front()) which = fmt::format("{}={}", name, v);
+    }
     std::string s = fmt::format(
         "the boundary checks. Right on every shape where {} {} multiples of {}, wrong on every shape where "
         "{} "
         "not ({} at {})",
-        join_names(all), all.size() == 1 ? "is a" : "are", t, all.size() == 1 ? "it is" : "one is", which,
-        args_of(ex));
-    if (dims.size() == 1 && all.size() > 1)
+        join_names(all), all.size() == 1 ? "is a" : "are", t,
+        one_dim           ? dims.front() + " is"
+        : all.size() == 1 ? "it is"
+                          : "one is",
+        which, args_of(*example));
+    if (one_dim)
       s += fmt::format(
-          ": only where {0} is not a multiple of {1}. The loop over {0} in steps of the tile must load 0 for "
-          "the part of the last tile past the end (and still reach every __syncthreads)",
-          dims.front(), t);
+          ". The loop over {0} in steps of the tile must load 0 for the part of the last tile past the end "
+          "(and "
+          "still reach every __syncthreads)",
+          dims.front());
     else
       s += ": threads of the last partial tile must load 0 for elements past the edge of the inputs, and "
            "store only inside the output";

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 #include "cudalab/replay.h"
 #include "cudalab/testing.h"
@@ -35,19 +36,21 @@ inline constexpr long long kCpuLimit = 1LL << 28;
 
 // C = A . B in double precision; big products split their rows over the
 // CPU's cores (1000^3 in CPU mode, where it replaces the simulated reference).
+// terms >= 0: only the first `terms` products of each sum (A is still M x K).
 inline std::vector<double> matmul_cpu(const std::vector<float>& A, const std::vector<float>& B, int M, int N,
-                                      int K) {
+                                      int K, int terms = -1) {
+  const int upto = terms < 0 ? K : std::min(terms, K);
   std::vector<double> C(static_cast<std::size_t>(M) * N, 0.0);
   const auto rows = [&](int begin, int end) {
     for (int i = begin; i < end; ++i)
-      for (int k = 0; k < K; ++k) {
+      for (int k = 0; k < upto; ++k) {
         const double a = A[static_cast<std::size_t>(i) * K + k];
         const float* b = &B[static_cast<std::size_t>(k) * N];
         double* c = &C[static_cast<std::size_t>(i) * N];
         for (int j = 0; j < N; ++j) c[j] += a * b[j];
       }
   };
-  const long long work = static_cast<long long>(M) * N * K;
+  const long long work = static_cast<long long>(M) * N * upto;
   const int threads = work < (1LL << 24) ? 1
                                          : std::clamp(static_cast<int>(std::thread::hardware_concurrency()),
                                                       1, std::min(M, 16));
@@ -98,6 +101,29 @@ inline std::vector<double> expected_c(const Inputs& in, Shape s, Launcher refere
   return cudalab::to_double(run.result("C"));
 }
 
+// Where C is wrong and K is not a multiple of a tile: is C exactly the
+// product over K rounded down to that multiple (a loop over K that stops
+// before its last, partial tile)? Tells the diagnosis, for the sizes a tile
+// may have; shapes too big to multiply again in a moment are not tested.
+inline void note_short_k_loop(const Inputs& in, Shape s, const std::vector<float>& got,
+                              const std::string& label) {
+  if (!cudalab::diagnosis::collecting()) return;
+  const cudalab::Tolerance tolerance = cudalab::Tolerance::for_sum(s.K);
+  std::vector<long long> tiles;
+  bool tested = false;
+  for (const int tile : {8, 16, 32, 64}) {
+    if (s.K % tile == 0) continue;
+    const int terms = s.K / tile * tile;
+    if (static_cast<long long>(s.M) * s.N * std::max(terms, 1) > (1LL << 26)) return;  // too dear: not tested
+    tested = true;
+    const std::vector<double> partial = matmul_cpu(in.A, in.B, s.M, s.N, s.K, terms);
+    bool same = got.size() == partial.size();
+    for (std::size_t i = 0; same && i < got.size(); ++i) same = tolerance.accepts(got[i], partial[i]);
+    if (same) tiles.push_back(tile);
+  }
+  if (tested) cudalab::diagnosis::loop_stops_short(label, "K", tiles);
+}
+
 // Runs `launcher` (named `name` in messages) once on shape s and checks it.
 inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s, Launcher reference) {
   Outcome out;
@@ -120,6 +146,7 @@ inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s
   out.comparison = cudalab::compare("C", run.result("C"), expected, s.M, s.N, options);
   out.values_ok = out.comparison.ok();
   if (!out.values_ok) out.message = fmt::format("{}({}): {}", name, s.args(), out.comparison.describe());
+  if (!out.values_ok) note_short_k_loop(in, s, run.result("C"), fmt::format("{}({})", name, s.args()));
   // Wrong: the same inputs once more tell a race (different results) apart.
   if (!out.values_ok && out.comparison.unwritten < out.comparison.rows * out.comparison.cols)
     run.rerun_changed("C");

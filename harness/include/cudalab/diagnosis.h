@@ -58,6 +58,13 @@ struct ShapeFacts {
   // The reference solution's launch at this shape, where the lab's test ran it
   // to tell a short grid from a bound that stops threads (Run::note_reference_launch).
   std::string reference_launch;
+  // A loop over a dimension that stops before its last, partial tile: the
+  // tile sizes for which the output is exactly the sum over that dimension
+  // rounded down to a multiple of the tile. Not tested: the grader's
+  // evidence has no inputs, a shape may be too big to multiply again.
+  bool short_loop_tested = false;
+  std::vector<long long> short_loop_tiles;
+  std::string short_loop_dim;
   std::vector<std::string> memory;  // writes outside the buffers, inputs changed
   long long rerun_changed = -1;     // -1: not rerun; else elements that changed on a rerun
   bool rerun_reordered = false;     // CPU mode: the rerun ran the threads in another order
@@ -116,6 +123,10 @@ void rerun(const std::string& label, long long changed, bool reordered = false);
 void barrier_skipped(const std::string& label, const std::string& what);
 void launched(const std::string& label, const std::string& launch);
 void reference_launched(const std::string& label, const std::string& launch);
+// The lab's test multiplied the inputs again over `dim` rounded down to a
+// multiple of each tile size it tried, and found the output exactly that
+// for `tiles` (none: for no tile size).
+void loop_stops_short(const std::string& label, const std::string& dim, const std::vector<long long>& tiles);
 // What Run::check_accumulates found at this shape; it probes once per check
 // (a whole launch each, seconds in CPU mode), as the rerun.
 void accumulation_probed(const std::string& label, bool accumulates);

@@ -81,17 +81,18 @@ Judged judge(const Launch& student, const Launch& replay, const std::string& tag
   std::vector<std::string> right;
   Judged j = judge_correctness(Claim{passed(), write({student}, tag + "-student", false)}, reference,
                                memory_check(), &right);
-  Judged out = judge_memory_replay(std::move(j), Testimony{replay_said, write({replay}, tag + "-replay", false)},
-                                   reference, right);
+  Judged out = judge_memory_replay(
+      std::move(j), Testimony{replay_said, write({replay}, tag + "-replay", false)}, reference, right);
   fs::remove(reference);
   return out;
 }
 
 }  // namespace
 
-TEST_CASE("A memory check passes its replay only where the replayed kernels left every buffer as the student's "
-          "run did",
-          "[judged][trust][grader]") {
+TEST_CASE(
+    "A memory check passes its replay only where the replayed kernels left every buffer as the student's "
+    "run did",
+    "[judged][trust][grader]") {
   const Judged same = judge(Launch{}, Launch{}, "same");
   CHECK(same.passed());
   CHECK_THAT(same.result().notes.back(), Catch::Contains("replayed on guarded buffers"));
@@ -107,17 +108,21 @@ TEST_CASE("A memory check passes its replay only where the replayed kernels left
   // An input changed and put back.
   Launch changed;
   changed.input_hash = 7;
-  CHECK_THAT(judge(Launch{}, changed, "input").result().failures.front(), Catch::Contains("changed the input A"));
+  CHECK_THAT(judge(Launch{}, changed, "input").result().failures.front(),
+             Catch::Contains("changed the input A"));
 
   // Right in the student's run, wrong replayed alone: the kernel depends on the host.
   Launch only_first;
-  only_first.got = {1, testbed_poison(), testbed_poison(), testbed_poison(), testbed_poison(), testbed_poison()};
+  only_first.got = {
+      1, testbed_poison(), testbed_poison(), testbed_poison(), testbed_poison(), testbed_poison()};
   const Judged flagged = judge(Launch{}, only_first, "flag");
   CHECK(flagged.verdict() == Verdict::fail);
-  CHECK_THAT(flagged.result().failures.front(), Catch::StartsWith("Diagnosis: your kernels computed something else"));
+  CHECK_THAT(flagged.result().failures.front(),
+             Catch::StartsWith("Diagnosis: your kernels computed something else"));
 }
 
-TEST_CASE("A replay never raises a verdict, and its own failure leads with its words", "[judged][trust][grader]") {
+TEST_CASE("A replay never raises a verdict, and its own failure leads with its words",
+          "[judged][trust][grader]") {
   // Wrong in the student's run and in the replay alike: the values are another check's.
   Launch wrong;
   wrong.got = {9, 9, 9, 9, 9, 9};
@@ -136,6 +141,7 @@ TEST_CASE("A replay never raises a verdict, and its own failure leads with its w
   CheckResult failed = passed();
   failed.verdict = Verdict::crash;
   Judged claim = judge_correctness(Claim{failed, {}}, reference, memory_check(), nullptr);
-  CHECK(judge_memory_replay(std::move(claim), Testimony{passed(), {}}, reference, {}).verdict() == Verdict::crash);
+  CHECK(judge_memory_replay(std::move(claim), Testimony{passed(), {}}, reference, {}).verdict() ==
+        Verdict::crash);
   fs::remove(reference);
 }
