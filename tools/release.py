@@ -205,6 +205,78 @@ def normalized_lines(path):
         return [" ".join(line.split()) for line in f if line.strip()]
 
 
+# The leak scan: no line of a solution's work in any file of the release.
+# Shorter solution lines (`__syncthreads();`, `#pragma unroll`, `float acc = 0.0f;`)
+# are idioms that the harness, simt and the handouts use too, not a leak.
+MIN_LINE = 18
+# Lines of a solution that the course gives away on purpose, with where and why.
+# A line a solution shares with the course's own example programs
+# (handouts/examples/) or a skeleton is public already and needs no entry here.
+ALLOWED = {
+    "int device = 0, sms = 0;": "a CUDA runtime idiom (harness/src/timing_kernels.cu has it too)",
+    "if (row >= M || col >= N) return;": "handouts/02_naive_matmul.md gives the bounds check as a hint",
+    # The global index, CUDA's first idiom: handouts/01_coalescing.md and 02_naive_matmul.md give
+    # it (without `const int`), and the primer (handouts/00_cuda_primer.md) and its example teach it.
+    "const int i = blockIdx.x * blockDim.x + threadIdx.x;": "the primer's global index in one dimension",
+    "const int col = blockIdx.x * blockDim.x + threadIdx.x;": "the primer's global index in two dimensions",
+    "const int row = blockIdx.y * blockDim.y + threadIdx.y;": "the primer's global index in two dimensions",
+}
+
+
+def norm(line):
+    return " ".join(line.split())
+
+
+def solution_lines(src):
+    """(lab, file, line) for each non-trivial line a solution has that no public code has: not its
+    skeleton's (labs/), not the course's example programs' (handouts/examples/), not ALLOWED."""
+    public = set()  # what students have anyway, by design
+    for top in ("labs", os.path.join("handouts", "examples")):
+        for dirpath, _, names in os.walk(os.path.join(src, top)):
+            for name in names:
+                if name.endswith((".cu", ".cuh", ".h", ".cpp")):
+                    with open(os.path.join(dirpath, name), errors="replace") as fh:
+                        public |= {norm(l) for l in fh}
+    out = []
+    for lab in sorted(os.listdir(os.path.join(src, "solutions"))):
+        sdir = os.path.join(src, "solutions", lab)
+        for f in sorted(os.listdir(sdir)):
+            with open(os.path.join(sdir, f), errors="replace") as fh:
+                for l in fh:
+                    n = norm(l)
+                    if len(n) < MIN_LINE or n in public or n in ALLOWED or not re.search(r"[A-Za-z0-9]", n):
+                        continue
+                    out.append((lab, f, n))
+    return out
+
+
+def release_texts(root):
+    """(path, normalized text) of every file in the release: text as is, binaries through strings."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            if b"\0" in data:
+                text = subprocess.run(["strings", "-a", "-n", "6", path], capture_output=True,
+                                      text=True).stdout
+            else:
+                text = data.decode("utf-8", errors="replace")
+            yield os.path.relpath(path, root), "\n".join(norm(l) for l in text.splitlines())
+
+
+def leak_scan(src, out):
+    """(needles, files, found): the solution lines looked for, the release's files read, and each
+    (path in the release, lab, solution file, line) found."""
+    needles = solution_lines(src)
+    found, files = [], 0
+    for path, text in release_texts(out):
+        files += 1
+        found += [(path, lab, f, line) for lab, f, line in needles if line in text]
+    return needles, files, found
+
+
 def skeletons_that_are_solutions(src, labs):
     """The student files of labs/ whose solution in solutions/ is the same code (the same lines,
     whitespace aside): released, they would hand every student the solution."""
@@ -356,6 +428,14 @@ def main():
                 f"- CPU mode: x86-64 Linux ({tool_version([cxx, '--version'])})\n\n"
                 "A CUDA toolkit at least as new as the one above is needed to link the GPU ones.\n")
 
+    # Last: no line of a solution's work anywhere in what was written.
+    needles, files, found = leak_scan(src, out)
+    if found:
+        fail("".join(f"{path} holds a line of solutions/{lab}/{f}: {line}\n" for path, lab, f, line in found[:20]) +
+             f"The release in {out} would give that to every student. Where it is the solution's work, take it "
+             f"out of that file. Where it is boilerplate the course gives away anyway, put it in the lab's "
+             f"skeleton or the course's examples (handouts/examples/), or add it with the reason to ALLOWED in "
+             f"tools/release.py.")
     print(f"cudalab release: wrote {out}")
     print(f"  {len(copied) + 2} source files (labs: {', '.join(labs)}); no solutions/, tests/, docs/")
     print(f"  prebuilt references for {', '.join(referenced)}: "
@@ -363,6 +443,7 @@ def main():
     for b in built:
         print(f"    {b} ({os.path.getsize(os.path.join(out, b)) // 1024} KiB)")
     print(f"  course.toml without the grading seed; README.md for students")
+    print(f"  leak scan: {len(needles)} lines of the solutions' work, {files} files: none found")
 
 
 if __name__ == "__main__":  # tools/bundle.py imports what it shares (what is junk)

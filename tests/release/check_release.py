@@ -17,26 +17,13 @@
   check_release.py SOURCE_ROOT CUDALAB_EXE WORK_DIR [--archs 75] [--scan-only]
 """
 import argparse
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tomllib
-
-# Shorter solution lines (`__syncthreads();`, `#pragma unroll`, `float acc = 0.0f;`)
-# are idioms that the harness, simt and the handouts use too, not a leak.
-MIN_LINE = 18
-# Lines of a solution that the course gives away on purpose, with where and why.
-ALLOWED = {
-    "int device = 0, sms = 0;": "a CUDA runtime idiom (harness/src/timing_kernels.cu has it too)",
-    "if (row >= M || col >= N) return;": "handouts/02_naive_matmul.md gives the bounds check as a hint",
-    # The global index, CUDA's first idiom: handouts/01_coalescing.md and 02_naive_matmul.md give
-    # it (without `const int`), and the primer (handouts/00_cuda_primer.md) and its example teach it.
-    "const int i = blockIdx.x * blockDim.x + threadIdx.x;": "the primer's global index in one dimension",
-    "const int col = blockIdx.x * blockDim.x + threadIdx.x;": "the primer's global index in two dimensions",
-    "const int row = blockIdx.y * blockDim.y + threadIdx.y;": "the primer's global index in two dimensions",
-}
 
 failures = []
 
@@ -57,45 +44,12 @@ def run(argv, cwd=None, env=None, expect=0):
     return p
 
 
-def norm(line):
-    return " ".join(line.split())
-
-
-def solution_lines(src):
-    """(lab, file, line) for each non-trivial line a solution has and its skeleton lacks."""
-    skeleton = set()  # every line of every skeleton: what students have anyway
-    for dirpath, _, names in os.walk(os.path.join(src, "labs")):
-        for name in names:
-            if name.endswith((".cu", ".cuh", ".h", ".cpp")):
-                with open(os.path.join(dirpath, name), errors="replace") as fh:
-                    skeleton |= {norm(l) for l in fh}
-    out = []
-    for lab in sorted(os.listdir(os.path.join(src, "solutions"))):
-        sdir = os.path.join(src, "solutions", lab)
-        for f in sorted(os.listdir(sdir)):
-            with open(os.path.join(sdir, f), errors="replace") as fh:
-                for l in fh:
-                    n = norm(l)
-                    if len(n) < MIN_LINE or n in skeleton or n in ALLOWED or not re.search(r"[A-Za-z0-9]", n):
-                        continue
-                    out.append((lab, f, n))
-    return out
-
-
-def release_texts(root):
-    """(path, normalized text) of every file in the release: text as is, binaries through strings."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".git"]
-        for name in filenames:
-            path = os.path.join(dirpath, name)
-            with open(path, "rb") as fh:
-                data = fh.read()
-            if b"\0" in data:
-                text = subprocess.run(["strings", "-a", "-n", "6", path], capture_output=True,
-                                      text=True).stdout
-            else:
-                text = data.decode("utf-8", errors="replace")
-            yield os.path.relpath(path, root), "\n".join(norm(l) for l in text.splitlines())
+def release_module(src):
+    """tools/release.py, whose leak scan `cudalab release` runs: the test holds it to the same rules."""
+    spec = importlib.util.spec_from_file_location("release", os.path.join(src, "tools", "release.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def scan(src, rel):
@@ -105,17 +59,12 @@ def scan(src, rel):
     with open(os.path.join(rel, "course.toml"), "rb") as fh:
         course = tomllib.load(fh)
     check("seed" not in course.get("grading", {}), "the release's course.toml has the grading seed")
-    needles = solution_lines(src)
+    needles, files, found = release_module(src).leak_scan(src, rel)
     check(len(needles) > 20, f"only {len(needles)} solution lines to look for: the scan would prove nothing")
-    leaks, files = 0, 0
-    for path, text in release_texts(rel):
-        files += 1
-        found = [(lab, f, line) for lab, f, line in needles if line in text]
-        leaks += len(found)
-        for lab, f, line in found[:10]:
-            check(False, f"{path} holds a line of solutions/{lab}/{f}: {line}")
-        check(len(found) <= 10, f"{path}: {len(found) - 10} more lines of solutions")
-    print(f"leak scan: {len(needles)} solution lines, {files} files of the release: {leaks} found", flush=True)
+    for path, lab, f, line in found[:20]:
+        check(False, f"{path} holds a line of solutions/{lab}/{f}: {line}")
+    check(len(found) <= 20, f"{len(found) - 20} more lines of solutions")
+    print(f"leak scan: {len(needles)} solution lines, {files} files of the release: {len(found)} found", flush=True)
     libs = sorted(os.path.relpath(os.path.join(d, n), rel) for d, _, ns in os.walk(os.path.join(rel, "prebuilt"))
                   for n in ns if n.endswith(".a"))
     print("prebuilt: " + ", ".join(libs), flush=True)
