@@ -64,6 +64,18 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> buffers_of(const Timed& tim
   return out;
 }
 
+// The launches recorded since the last clear, with their pointers into
+// `buffers` found.
+Trace recorded_trace(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buffers) {
+  Trace trace;
+  for (const auto& b : buffers) trace.buffer_bytes.push_back(b.second);
+  trace.launches = recorded();
+  for (auto& l : trace.launches)
+    for (std::size_t p = 0; p < l.params.size(); ++p)
+      for (const auto& r : find_pointers(l.params[p], p, buffers)) l.relocations.push_back(r);
+  return trace;
+}
+
 // The student's process: one call of the launcher, traced; the check ends here.
 [[noreturn]] void take_trace(const Timed& timed, const std::function<void()>& student) {
   const auto buffers = buffers_of(timed);
@@ -83,12 +95,7 @@ std::vector<std::pair<std::uint64_t, std::uint64_t>> buffers_of(const Timed& tim
   if (problem.empty() && err != cudaSuccess) problem = cudaGetErrorString(err);
   if (problem.empty() && g_too_many)
     problem = fmt::format("the launcher made more than {} kernel launches in one call", kMaxLaunches);
-  Trace trace;
-  for (const auto& b : buffers) trace.buffer_bytes.push_back(b.second);
-  trace.launches = recorded();
-  for (auto& l : trace.launches)
-    for (std::size_t p = 0; p < l.params.size(); ++p)
-      for (const auto& r : find_pointers(l.params[p], p, buffers)) l.relocations.push_back(r);
+  const Trace trace = recorded_trace(buffers);
   if (problem.empty() && !write_fd(trace_fd(), to_json(trace))) problem = "the trace could not be written";
   if (!problem.empty())
     add_failure("speed not measured: " + problem);
@@ -272,13 +279,7 @@ void end_call(const std::vector<std::pair<std::uint64_t, std::uint64_t>>& buffer
   if (traced_calls().size() >= kMaxCalls)
     throw std::runtime_error(
         fmt::format("the launcher was called more than {} times in one check", kMaxCalls));
-  Trace trace;
-  for (const auto& b : buffers) trace.buffer_bytes.push_back(b.second);
-  trace.launches = recorded();
-  for (auto& l : trace.launches)
-    for (std::size_t p = 0; p < l.params.size(); ++p)
-      for (const auto& r : find_pointers(l.params[p], p, buffers)) l.relocations.push_back(r);
-  traced_calls().push_back(std::move(trace));
+  traced_calls().push_back(recorded_trace(buffers));
   if (!write_fd(trace_fd(), calls_to_json(traced_calls())))
     throw std::runtime_error("the grader's trace of your launches could not be written");
 }
