@@ -307,7 +307,7 @@ def compile_references(src_root, out, labs, archs, ptx, with_gpu, nvcc, cxx, wor
            "-I" + os.path.join(src_root, "course", "include")]
     # What labs/meson.build passes for a reference, less -lineinfo (GPU) and
     # -g (CPU mode): no source lines or paths in the objects.
-    common = ["-O3", "-std=c++17", "-DFMT_HEADER_ONLY", "-D_FILE_OFFSET_BITS=64"]
+    common = ["-O3", "-std=c++17", "-D_FILE_OFFSET_BITS=64"]
     cpu_args = common + ["-fPIC", "-pthread", "-DCUDALAB_CPU_MODE=1", "-w",
                          "-I" + os.path.join(src_root, "simt", "include")] + inc
     gpu_args = common + ["-Xcompiler=-fPIC", "-Xcompiler=-pthread", "-w"] + gencode + inc
