@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "cudalab/manifest.h"
+#include "report.h"
 
 namespace cudalab {
 
@@ -83,21 +84,6 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
   read(*ex, f.expectations);
   if (const toml::table* cpu = doc["expect_cpu"].as_table()) read(*cpu, f.cpu_overrides);
   return f;
-}
-
-std::string leading_line(const std::vector<std::string>& failures) {
-  std::string first;
-  for (const auto& f : failures) {
-    std::istringstream lines(f);
-    for (std::string line; std::getline(lines, line);) {
-      const auto start = line.find_first_not_of(" \t");
-      if (start == std::string::npos) continue;
-      line = line.substr(start);
-      if (line.rfind("Diagnosis:", 0) == 0) return line;
-      if (first.empty()) first = line;
-    }
-  }
-  return first;
 }
 
 std::string message_problem(const std::vector<std::string>& failures) {

@@ -34,11 +34,6 @@ struct Expectation {
   std::string explains;
 };
 
-// What a student reads first as the cause of a failed check: its
-// "Diagnosis:" line where it has one (a speed check's comes after the ratio it
-// explains), otherwise the first line of its first failure ("not implemented
-// yet", a speed check's ratio and its advice, a timeout). Host-only.
-std::string leading_line(const std::vector<std::string>& failures);
 
 // What a failing check's messages must not do, whatever their cause: a
 // "Diagnosis:" line anywhere but first, "(below)" on the last line, a

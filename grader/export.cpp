@@ -317,23 +317,6 @@ std::string csv_line(const std::vector<CsvCell>& cells) {
   return line + "\n";
 }
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (c == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"')
-      cells.back() += '"', ++i;
-    else if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted)
-      cells.emplace_back();
-    else
-      cells.back() += c;
-  }
-  return cells;
-}
-
 // The columns a grade from a platform's export adds, after the others so
 // that theirs keep their places.
 constexpr const char* kSubmissionColumns[] = {"submitters", "submitted_at", "days_late", "late_fraction",

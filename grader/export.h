@@ -80,8 +80,6 @@ struct BatchView {
 // One gradebook row per entry (csv_row of its grade, else zeros and the problem).
 std::vector<std::string> batch_rows(const BatchView& b);
 std::string batch_csv(const BatchView& b);
-// The cells of one CSV line (quoted cells may hold commas; "" is a quote).
-std::vector<std::string> split_csv_line(const std::string& line);
 
 // The text a student reads for one check: verdict, measurements, failures, notes.
 std::string check_output(const GradedCheck& check);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cudalab {
 
@@ -17,5 +18,8 @@ std::string read_text(const std::filesystem::path& p);
 // over p: a reader (a resumed batch, a platform's upload) never sees half a
 // file. False where it could not be written.
 bool write_text(const std::filesystem::path& p, const std::string& text);
+
+// The cells of one CSV line (quoted cells may hold commas; "" is a quote).
+std::vector<std::string> split_csv_line(const std::string& line);
 
 }  // namespace cudalab

@@ -7,9 +7,24 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "expect.h"
 
 namespace cudalab {
+
+std::string leading_line(const std::vector<std::string>& failures) {
+  std::string first;
+  for (const auto& f : failures) {
+    std::istringstream lines(f);
+    for (std::string line; std::getline(lines, line);) {
+      const auto start = line.find_first_not_of(" \t");
+      if (start == std::string::npos) continue;
+      line = line.substr(start);
+      if (line.rfind("Diagnosis:", 0) == 0) return line;
+      if (first.empty()) first = line;
+    }
+  }
+  return first;
+}
+
 
 Style Style::for_stdout(bool verbose) {
   Style s;

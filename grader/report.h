@@ -50,6 +50,13 @@ std::string lab_total_text(const Style& style, const std::string& id, double poi
 // its total.
 std::string graded_lab_text(const Style& style, const GradedLab& lab);
 
+// What a student reads first as the cause of a failed check: its
+// "Diagnosis:" line where it has one (a speed check's comes after the ratio it
+// explains), otherwise the first line of its first failure ("not implemented
+// yet", a speed check's ratio and its advice, a timeout). Host-only.
+// (expect.h checks it: a variant's `leads`.)
+std::string leading_line(const std::vector<std::string>& failures);
+
 void print_lab_header(const Style& style, const std::string& id, const std::string& title,
                       const std::string& context);
 void print_check(const Style& style, const CheckSpec& spec, const CheckResult& result,

@@ -8,6 +8,7 @@
 
 #include "class_view.h"
 #include "export.h"
+#include "files.h"
 #include "report.h"
 #include "traffic.h"
 

@@ -4,6 +4,7 @@
 // failure, with an expect.toml (expect.h), taking the second looks the grader
 // takes.
 #include "expect.h"
+#include "report.h"
 
 #include <fmt/format.h>
 

@@ -24,6 +24,7 @@
 #include "course.h"
 #include "cudalab/manifest.h"
 #include "export.h"
+#include "files.h"
 #include "gpu_probe.h"
 #include "grade_document.h"
 #include "grade_slurm.h"

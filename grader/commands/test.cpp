@@ -22,7 +22,7 @@
 #include "course_build.h"
 #include "cudalab/manifest.h"
 #include "explain.h"
-#include "export.h"
+#include "files.h"
 #include "gpu_probe.h"
 #include "lab_targets.h"
 #include "process.h"

@@ -9,6 +9,7 @@
 #include "class_view.h"
 #include "cudalab/catch.h"
 #include "export.h"
+#include "files.h"
 #include "report_html.h"
 #include "testbed.h"
 

@@ -18,6 +18,7 @@
 #include "cudalab/replay.h"
 #include "expect.h"
 #include "explain.h"
+#include "report.h"
 
 using namespace cudalab;
 

@@ -5,6 +5,7 @@
 #include "course.h"
 #include "cudalab/catch.h"
 #include "export.h"
+#include "files.h"
 #include "intake.h"
 #include "judged_for_tests.h"
 #include "report.h"
