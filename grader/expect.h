@@ -34,7 +34,6 @@ struct Expectation {
   std::string explains;
 };
 
-
 // What a failing check's messages must not do, whatever their cause: a
 // "Diagnosis:" line anywhere but first, "(below)" on the last line, a
 // sanitizer's raw lines ("=========", "+0x1c0", "hazards displayed"). The

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <sstream>
 
-
 namespace cudalab {
 
 std::string leading_line(const std::vector<std::string>& failures) {
@@ -24,7 +23,6 @@ std::string leading_line(const std::vector<std::string>& failures) {
   }
   return first;
 }
-
 
 Style Style::for_stdout(bool verbose) {
   Style s;

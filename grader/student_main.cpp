@@ -18,7 +18,8 @@
 using namespace cudalab;
 
 int main(int argc, char** argv) {
-  CLI::App app{"cudalab: GPU memory-optimisation labs (the student's command; `./cudalab --help` lists the rest)"};
+  CLI::App app{
+      "cudalab: GPU memory-optimisation labs (the student's command; `./cudalab --help` lists the rest)"};
   app.set_version_flag("--version", std::string("cudalab ") + CUDALAB_VERSION);
   app.require_subcommand(1);
   TestCommand test(app);

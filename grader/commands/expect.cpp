@@ -4,7 +4,6 @@
 // failure, with an expect.toml (expect.h), taking the second looks the grader
 // takes.
 #include "expect.h"
-#include "report.h"
 
 #include <fmt/format.h>
 
@@ -16,6 +15,7 @@
 #include "commands.h"
 #include "common.h"
 #include "explain.h"
+#include "report.h"
 #include "sandbox.h"
 
 namespace fs = std::filesystem;
@@ -36,6 +36,9 @@ ExpectCommand::ExpectCommand(CLI::App& app)
   sub_->add_option("--lab-toml", lab_toml_, "the lab's manifest")->required();
   sub_->add_option("--expect", expect_, "the expected verdicts")->required();
   sub_->add_flag("--cpu", cpu_, "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
+  sub_->add_flag("--student-loop", student_loop_,
+                 "CPU mode: run the checks as a student's `cudalab test` does, the large shapes left to the "
+                 "grader (cudalab/testing.h left_to_grader)");
   sub_->add_option("--cpu-binary", cpu_binary_,
                    "the same student files built for CPU mode: a correctness check that fails on the GPU "
                    "gets the grader's second look there");
@@ -71,6 +74,7 @@ int ExpectCommand::run() {
   ctx.binary = binary;
   ctx.lab_toml = lab_toml;
   ctx.work_dir = fs::temp_directory_path() / "cudalab-expect";
+  if (cpu && student_loop_) ctx.extra_env.push_back("CUDALAB_LARGE_SHAPES=grader");
   fmt::print("{}: {}{}\n", expect_path.parent_path().filename().string(), ex.description,
              cpu ? " [CPU mode]" : "");
   fmt::print("{:<20} {:<9} {:<9} {}\n", "check", "expected", "got", "message");

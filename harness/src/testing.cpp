@@ -91,6 +91,24 @@ bool too_big_for_cpu_mode(double buffer_elements) {
   return true;
 }
 
+bool left_to_grader(double work) {
+  static const bool on = [] {
+    const char* env = std::getenv("CUDALAB_LARGE_SHAPES");
+    return env && std::string(env) == "grader";
+  }();
+  return on && cpu_mode() && work > kCpuTestWork;
+}
+
+void note_left_to_grader(const std::vector<std::string>& shapes) {
+  if (shapes.empty()) return;
+  note(fmt::format(
+      "not run here: {} (more than 2^26 multiply-adds each, seconds on simulated threads); CPU mode runs a "
+      "block's threads one after another between barriers, so a missing __syncthreads or a wrong edge shows "
+      "at the smaller shapes already. The grader runs every shape; `./cudalab test --all-shapes` runs them "
+      "here",
+      fmt::join(shapes, ", ")));
+}
+
 bool speed_not_measurable() {
   if (cpu_mode()) {
     mark_not_run("speed is not measured in CPU mode: run on a GPU for the speed checks");

@@ -70,6 +70,19 @@ bool too_big_for_sanitizer(double elements);
 // is not limited, the simulated kernels are.
 bool too_big_for_cpu_mode(double buffer_elements);
 
+// A student's `cudalab test` in CPU mode (CUDALAB_LARGE_SHAPES=grader; its
+// --all-shapes turns it off) leaves the shapes of more than 2^26 units of work
+// (a matmul's M*N*K) to the grader: they take seconds each on simulated threads,
+// every edit, and find nothing the smaller ones miss there, since CPU mode runs
+// a block's threads one after another between barriers (a missing
+// __syncthreads shows at 64x64x64; on a GPU only from 513x257x129 up). True for
+// such a shape, which the check should skip and then name in
+// note_left_to_grader. The grader, in CPU mode too, runs every shape.
+inline constexpr double kCpuTestWork = double(1 << 26);
+bool left_to_grader(double work);
+// One note for the shapes a check skipped (left_to_grader); none for none.
+void note_left_to_grader(const std::vector<std::string>& shapes);
+
 // Speed means nothing in CPU mode or under a sanitizer: there this marks the
 // running check "not run" and returns true, and the check should return.
 bool speed_not_measurable();
