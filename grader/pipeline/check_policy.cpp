@@ -199,7 +199,10 @@ std::string Grader::include_problems(const LabSpec& lab, int slot) {
           ++i;
           continue;
         }
-        if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD") continue;
+        // -fpch-preprocess (Meson's, with ccache) prints a pragma among the
+        // dependencies where a precompiled header is built (simt_pch.h).
+        if (argv[i] == "-c" || argv[i] == "-MD" || argv[i] == "-MMD" || argv[i] == "-fpch-preprocess")
+          continue;
         if (translated && (argv[i] == translation || build_ / argv[i] == fs::path(translation))) {
           deps_cmd.insert(deps_cmd.end(), {"-x", "c++", src.string()});
           continue;
