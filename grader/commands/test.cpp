@@ -125,14 +125,28 @@ LabBinary binary_for(bool cpu, bool access_report) {
   return !cpu ? LabBinary::gpu : access_report ? LabBinary::access : LabBinary::cpu;
 }
 
-// CPU mode runs the lab's checks side by side, one process per check and
-// at most one per core: they share nothing (each has its own record and
-// scratch folder) and time nothing. On a GPU they run one at a time, as
-// the speed checks' timings need.
+// The lab's checks, one process each, side by side where nothing is timed:
+// in CPU mode all of them (at most one per core; they share nothing: each has
+// its own record and scratch folder), on a GPU the correctness checks (a GPU
+// runs several processes' kernels, and they time nothing), then each speed
+// check alone, as its timing needs. Under compute-sanitizer, or on a GPU that
+// one process at a time may use (gpu_shared false: compute mode Exclusive
+// Process), one at a time.
 std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
-                                    const std::vector<const CheckSpec*>& todo, bool cpu, bool access_report) {
+                                    const std::vector<const CheckSpec*>& todo, bool cpu, bool access_report,
+                                    bool gpu_shared) {
   std::vector<CheckResult> ran(todo.size());
-  const std::size_t jobs = cpu ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t jobs = cpu                                   ? cores
+                           : gpu_shared && ctx.sanitizer.empty() ? std::min<std::size_t>(cores, 4)
+                                                                 : 1;
+  // The correctness checks first, then those that run alone.
+  const auto alone = [&](std::size_t i) { return !cpu && todo[i]->kind != CheckKind::correctness; };
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    if (!alone(i)) order.push_back(i);
+  for (std::size_t i = 0; i < todo.size(); ++i)
+    if (alone(i)) order.push_back(i);
   std::size_t next = 0, done = 0;
   std::vector<std::future<void>> running;
   fs::create_directories(ctx.work_dir);
@@ -141,14 +155,15 @@ std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
   Progress progress(fmt::format("running {}'s checks{}", lab.id, cpu ? " (CPU mode)" : ""), "checks");
   progress.update(0, todo.size());
   std::vector<std::size_t> started;  // the check each of `running` runs
-  while (next < todo.size() || !running.empty()) {
-    while (next < todo.size() && running.size() < jobs) {
-      const std::size_t i = next++;
+  while (next < order.size() || !running.empty()) {
+    while (next < order.size() && running.size() < jobs && (!alone(order[next]) || running.empty())) {
+      const std::size_t i = order[next++];
       RunContext c = ctx;
       if (cpu && access_report) c.access_out = access_file(ctx, lab, *todo[i]);
       running.push_back(std::async(std::launch::async,
                                    [&ran, &lab, &todo, i, c] { ran[i] = run_check(c, lab, *todo[i]); }));
       started.push_back(i);
+      if (alone(i)) break;
     }
     // Wait for the first to finish, then start the next.
     for (bool any = false; !any && !running.empty();)
@@ -167,7 +182,8 @@ std::vector<CheckResult> run_checks(const RunContext& ctx, const LabSpec& lab,
 
 // One lab: its checks (a.only's, or all) run, the second looks the grader
 // would take, and its points printed. True where a check did not pass.
-bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bool cpu, const Style& style) {
+bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bool cpu, bool gpu_shared,
+              const Style& style) {
   bool failed = false;
   ctx.binary = kBuildRoot / "labs" / lab_target(lab.id, binary_for(cpu, a.access_report));
   ctx.lab_toml = lab.file;
@@ -180,7 +196,7 @@ bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bo
   for (const auto& check : lab.checks)
     if (a.only.empty() || std::find(a.only.begin(), a.only.end(), check.id) != a.only.end())
       todo.push_back(&check);
-  std::vector<CheckResult> ran = run_checks(ctx, lab, todo, cpu, a.access_report);
+  std::vector<CheckResult> ran = run_checks(ctx, lab, todo, cpu, a.access_report, gpu_shared);
   for (std::size_t i = 0; i < todo.size(); ++i) {
     const CheckSpec& check = *todo[i];
     const fs::path report = access_file(ctx, lab, check);
@@ -339,7 +355,8 @@ int TestCommand::run() {
     fmt::print(
         "Running under compute-sanitizer --tool {}: speed checks are not run, large shapes are skipped.\n",
         a.sanitize);
-  for (const auto& lab : specs) any_failed |= test_lab(a, ctx, lab, cpu, style);
+  const bool gpu_shared = !cpu && gpu.info.value("shared_by_processes", false);
+  for (const auto& lab : specs) any_failed |= test_lab(a, ctx, lab, cpu, gpu_shared, style);
   return any_failed ? kFailed : kOk;
 }
 

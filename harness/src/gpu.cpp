@@ -92,6 +92,7 @@ GpuInfo probe() {
   info.cc_major = prop.major;
   info.cc_minor = prop.minor;
   info.sm_count = prop.multiProcessorCount;
+  info.shared_by_processes = attr(cudaDevAttrComputeMode) == cudaComputeModeDefault;
   info.global_mem_bytes = prop.totalGlobalMem;
   info.l2_bytes = static_cast<std::size_t>(attr(cudaDevAttrL2CacheSize));
   info.smem_per_block = prop.sharedMemPerBlock;

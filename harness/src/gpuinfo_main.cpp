@@ -17,6 +17,7 @@ int main() {
               {"device_count", g.device_count},
               {"compute_capability", g.compute_capability()},
               {"sm_count", g.sm_count},
+              {"shared_by_processes", g.shared_by_processes},
               {"global_mem_gib", g.global_mem_bytes / double(1 << 30)},
               {"l2_mib", g.l2_bytes / double(1 << 20)},
               {"smem_per_block_kib", g.smem_per_block / 1024.0},

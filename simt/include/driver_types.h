@@ -33,6 +33,7 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxRegistersPerBlock = 12,
   cudaDevAttrClockRate = 13,
   cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrComputeMode = 20,
   cudaDevAttrConcurrentKernels = 31,
   cudaDevAttrMemoryClockRate = 36,
   cudaDevAttrGlobalMemoryBusWidth = 37,
@@ -45,6 +46,13 @@ enum cudaDeviceAttr {
   cudaDevAttrMaxRegistersPerMultiprocessor = 82,
   cudaDevAttrManagedMemory = 83,
   cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+};
+
+enum cudaComputeMode {
+  cudaComputeModeDefault = 0,
+  cudaComputeModeExclusive = 1,
+  cudaComputeModeProhibited = 2,
+  cudaComputeModeExclusiveProcess = 3,
 };
 
 enum cudaFuncAttribute {

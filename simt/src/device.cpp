@@ -95,6 +95,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMaxThreadsPerBlock:
       *value = p.maxThreadsPerBlock;
       break;
+    case cudaDevAttrComputeMode:  // every process may use the simulated GPU
+      *value = cudaComputeModeDefault;
+      break;
     case cudaDevAttrMaxBlockDimX:
       *value = p.maxThreadsDim[0];
       break;

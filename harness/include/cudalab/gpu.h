@@ -25,6 +25,9 @@ struct GpuInfo {
   double peak_dram_gbs = 0;                     // 2 x memory clock x bus width / 8
   double peak_fp32_gflops = 0;                  // FP32 lanes x SMs x 2 (FMA) x SM clock; 0 if unknown
   int driver_version = 0, runtime_version = 0;  // e.g. 13000
+  // Several processes may use the GPU at once (compute mode Default; not
+  // Exclusive Process, which some clusters set, nor Prohibited).
+  bool shared_by_processes = false;
 
   std::string compute_capability() const;  // "9.0"
   std::string describe() const;            // one line for reports
