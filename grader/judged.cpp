@@ -177,7 +177,13 @@ Judged judge_memory_replay(Judged claimed, Testimony replay, const fs::path& ref
         "besides "
         "its arguments (a __device__ variable, memory it filled) computes something else there, and so may a "
         "race that showed there and not in your run.");
-    if (!values.failures.empty()) j.r_.failures.push_back("in the replay: " + values.failures.front());
+    // The replay's evidence, without the cause the comparison would offer for
+    // it ("the grid does not cover all of C"): the diagnosis above is the cause.
+    if (!values.failures.empty()) {
+      std::string evidence = values.failures.front();
+      if (const auto cut = evidence.find("\nLikely cause: "); cut != std::string::npos) evidence.erase(cut);
+      j.r_.failures.push_back("in the replay: " + evidence);
+    }
   }
   j.r_.failures.push_back(where + ".");
   return j;
