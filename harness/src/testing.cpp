@@ -102,10 +102,10 @@ bool left_to_grader(double work) {
 void note_left_to_grader(const std::vector<std::string>& shapes) {
   if (shapes.empty()) return;
   note(fmt::format(
-      "not run here: {} (more than 2^26 multiply-adds each, seconds on simulated threads); CPU mode runs a "
-      "block's threads one after another between barriers, so a missing __syncthreads or a wrong edge shows "
-      "at the smaller shapes already. The grader runs every shape; `./cudalab test --all-shapes` runs them "
-      "here",
+      "run smaller here: {} (the same sides equal and ragged; the full shapes take seconds each on simulated "
+      "threads). CPU mode runs a block's threads one after another between barriers, so a missing "
+      "__syncthreads shows at the smaller shapes already. The grader runs every shape as it is; `./cudalab "
+      "test --all-shapes` runs them here",
       fmt::join(shapes, ", ")));
 }
 

@@ -76,11 +76,13 @@ bool too_big_for_cpu_mode(double buffer_elements);
 // every edit, and find nothing the smaller ones miss there, since CPU mode runs
 // a block's threads one after another between barriers (a missing
 // __syncthreads shows at 64x64x64; on a GPU only from 513x257x129 up). True for
-// such a shape, which the check should skip and then name in
-// note_left_to_grader. The grader, in CPU mode too, runs every shape.
+// such a shape, which the check should run smaller (a stand-in that keeps
+// what decides its diagnosis: course/include/common/matmul.h cpu_stand_in)
+// and name in note_left_to_grader. The grader, in CPU mode too, runs every
+// shape as it is.
 inline constexpr double kCpuTestWork = double(1 << 26);
 bool left_to_grader(double work);
-// One note for the shapes a check skipped (left_to_grader); none for none.
+// One note for the shapes a check ran smaller ("1000x1000x1000 as 333x333x333"); none for none.
 void note_left_to_grader(const std::vector<std::string>& shapes);
 
 // Speed means nothing in CPU mode or under a sanitizer: there this marks the
