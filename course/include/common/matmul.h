@@ -167,10 +167,13 @@ inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s
 // product fits, keeping which sides are equal and which are multiples of 16
 // (a tile), since those decide a diagnosis (a width mixed up is right only
 // where the sides it mixes are equal; a missing bound only where a side is
-// ragged). 1000^3 runs as 333^3, 2047x129x513 as 1023x65x257, 512^3 as 256^3.
+// ragged), and small enough (2^23 multiply-adds) to cost a tenth of a second
+// on simulated threads: 1000^3 runs as 200^3, 2047x129x513 as 682x43x171,
+// 512^3 as 160^3.
 inline Shape cpu_stand_in(Shape s) {
+  constexpr double kStandInWork = double(1 << 23);
   int f = 2;
-  while (static_cast<double>(s.M / f) * (s.N / f) * (s.K / f) > cudalab::kCpuTestWork) ++f;
+  while (static_cast<double>(s.M / f) * (s.N / f) * (s.K / f) > kStandInWork) ++f;
   const auto side = [f](int v) {
     int w = std::max(1, v / f);
     if (v % 16 == 0) return std::max(16, w / 16 * 16);
