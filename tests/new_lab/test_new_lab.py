@@ -87,6 +87,13 @@ try:
           "no template placeholder is left")
     rc, log = new_lab(tree, lab, "Again")
     check(rc == 2 and "exists already" in log, "the same name again is refused")
+
+    # ./cudalab new-lab runs the scaffolder without configuring or building anything.
+    build = os.path.join(tmp, "no-build")
+    r = subprocess.run([os.path.join(SRC, "cudalab"), "new-lab", "--help"], capture_output=True, text=True,
+                       env=dict(os.environ, CUDALAB_BUILD_DIR=build), timeout=60)
+    check(r.returncode == 0 and "NN_name" in r.stdout and not os.path.exists(build),
+          f"./cudalab new-lab needs no build folder: exit {r.returncode}, {r.stdout[-200:]}{r.stderr[-200:]}")
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
