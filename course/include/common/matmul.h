@@ -167,11 +167,12 @@ inline Outcome run_and_check(Launcher launcher, const std::string& name, Shape s
 // product fits, keeping which sides are equal and which are multiples of 16
 // (a tile), since those decide a diagnosis (a width mixed up is right only
 // where the sides it mixes are equal; a missing bound only where a side is
-// ragged), and small enough (2^23 multiply-adds) to cost a tenth of a second
-// on simulated threads: 1000^3 runs as 200^3, 2047x129x513 as 682x43x171,
-// 512^3 as 160^3.
+// ragged), and small enough (2^21 multiply-adds) to cost a few hundredths of
+// a second on simulated threads: 1000^3 runs as 125^3, 2047x129x513 as
+// 511x33x129, 512^3 as 128^3. (At 2^23, 200^3 and 682x43x171, `--check
+// ragged` took 1.48 s after an edit on two cores, worst 1.70 s.)
 inline Shape cpu_stand_in(Shape s) {
-  constexpr double kStandInWork = double(1 << 23);
+  constexpr double kStandInWork = double(1 << 21);
   int f = 2;
   while (static_cast<double>(s.M / f) * (s.N / f) * (s.K / f) > kStandInWork) ++f;
   const auto side = [f](int v) {
