@@ -36,9 +36,10 @@ ExpectCommand::ExpectCommand(CLI::App& app)
   sub_->add_option("--lab-toml", lab_toml_, "the lab's manifest")->required();
   sub_->add_option("--expect", expect_, "the expected verdicts")->required();
   sub_->add_flag("--cpu", cpu_, "the binary is a CPU-mode one: use [expect_cpu], speed checks not run");
-  sub_->add_flag("--student-loop", student_loop_,
-                 "CPU mode: run the checks as a student's `cudalab test` does, the large shapes left to the "
-                 "grader (cudalab/testing.h left_to_grader)");
+  sub_->add_flag(
+      "--student-loop", student_loop_,
+      "CPU mode: run the checks as a student's `cudalab test` does, the largest shapes run smaller "
+      "(cudalab/testing.h left_to_grader)");
   sub_->add_option("--cpu-binary", cpu_binary_,
                    "the same student files built for CPU mode: a correctness check that fails on the GPU "
                    "gets the grader's second look there");

@@ -275,8 +275,8 @@ TestCommand::TestCommand(CLI::App& app)
                  "per kernel: global sectors per request and shared-memory bank conflicts per request (CPU "
                  "mode: per source line; on a GPU: Nsight Compute, where permitted)");
   sub_->add_flag("--all-shapes", a_.all_shapes,
-                 "CPU mode: run the large shapes too, as the grader does (seconds more per check; without it "
-                 "they are left to the grader and each check says which)");
+                 "CPU mode: run the largest shapes as they are, as the grader does (seconds more per check; "
+                 "without it they run smaller, and each check says which)");
   sub_->add_option(
           "--sanitize", a_.sanitize,
           "run the checks under compute-sanitizer: memcheck (default), racecheck, synccheck, initcheck")
