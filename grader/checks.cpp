@@ -49,6 +49,9 @@ bool parse_check_record(const std::string& json_text, const std::string& name, C
     // A verdict not in the vocabulary is no verdict ("running": the process
     // ended inside the check, judged below).
     out.verdict = parse_verdict(c.value("verdict", "")).value_or(Verdict::error);
+    // A word for grouping, never for points; one off the closed list is none.
+    if (out.verdict != Verdict::pass && c.contains("cause") && c["cause"].is_string())
+      out.cause = parse_cause(c["cause"].get<std::string>()).value_or(Cause::none);
     for (const auto& f : c.value("failures", nlohmann::json::array()))
       if (f.is_string()) out.failures.push_back(f.get<std::string>());
     for (const auto& n : c.value("notes", nlohmann::json::array()))
@@ -564,6 +567,7 @@ void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessO
     r.failures.push_back(fmt::format("could not run {}: {}", ctx.binary.string(), p.error));
   } else if (p.timed_out) {
     r.verdict = Verdict::timeout;
+    r.cause = speed ? Cause::slow : Cause::timeout;
     // What the message names: the reference's time where it set the limit.
     const double reference_s =
         ctx.role == RunRole::student && ctx.sanitizer.empty() ? std::max(0.0, ctx.reference_s) : 0;
@@ -587,6 +591,7 @@ void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessO
     r.output = tail(p.output);
   } else if (p.signal) {
     r.verdict = Verdict::crash;
+    r.cause = Cause::crash;
     r.failures.insert(
         r.failures.begin(),
         fmt::format("the test process was killed by {} while running this check", signal_name(p.signal)));
@@ -599,6 +604,7 @@ void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessO
   } else if (!record_too_big.empty()) {
     r.verdict = Verdict::fail;
     r.failures = {record_too_big};
+    r.cause = Cause::none;
     r.notes.clear();
     r.measurements.clear();
   } else if (!have) {
@@ -608,6 +614,7 @@ void judge_outcome(const RunContext& ctx, const CheckSpec& check, const ProcessO
     r.output = tail(p.output);
   } else if (r.verdict == Verdict::running) {
     r.verdict = Verdict::crash;
+    r.cause = Cause::crash;
     r.failures.push_back(
         fmt::format("the test process ended ({}) in the middle of this check", p.describe()));
     r.output = tail(p.output);

@@ -26,6 +26,11 @@ struct CheckResult {
   CheckKind kind = CheckKind::correctness;
   Verdict verdict = Verdict::error;   // cudalab/vocabulary.h
   std::vector<std::string> failures;  // what went wrong, for the student
+  // The cause its "Diagnosis:" line names (cudalab/vocabulary.h): set with
+  // that line by whoever writes it (the harness's diagnosis, the judge, a
+  // second look); without one, a timeout or crash says what became of the
+  // check; none where nothing names a cause.
+  Cause cause = Cause::none;
   std::vector<std::string> notes;
   std::vector<Measurement> measurements;
   std::string output;  // the process's output, when it tells something

@@ -20,76 +20,6 @@ std::string check_diagnosis(const GradedCheck& check) {
   return first.substr(0, first.find('\n'));
 }
 
-namespace {
-
-bool word_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
-bool digit(char c) {
-  return std::isdigit(static_cast<unsigned char>(c)) != 0;
-}
-
-}  // namespace
-
-std::string normalize_diagnosis(const std::string& diagnosis) {
-  std::string s = diagnosis;
-  const std::string lead = "Diagnosis: ";
-  if (s.rfind(lead, 0) == 0) s.erase(0, lead.size());
-  std::string out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const char c = s[i];
-    // A number starts where no word goes on into it; "17x33" is a shape: the
-    // 'x' between two numbers does not make the second part of a word.
-    const bool after_shape = out.size() >= 2 && out.back() == 'x' && out[out.size() - 2] == '#';
-    const bool starts = digit(c) || (c == '.' && i + 1 < s.size() && digit(s[i + 1]));
-    if (starts && (out.empty() || !word_char(out.back()) || after_shape) &&
-        !(c == '.' && !out.empty() && out.back() == '#')) {
-      if (c == '0' && i + 2 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X') &&
-          std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-        i += 2;
-        while (i < s.size() && std::isxdigit(static_cast<unsigned char>(s[i]))) ++i;
-      } else {
-        while (i < s.size() && digit(s[i])) ++i;
-        if (i + 1 < s.size() && s[i] == '.' && digit(s[i + 1])) {
-          ++i;
-          while (i < s.size() && digit(s[i])) ++i;
-        }
-        if (i + 1 < s.size() && (s[i] == 'e' || s[i] == 'E') &&
-            (digit(s[i + 1]) ||
-             ((s[i + 1] == '-' || s[i + 1] == '+') && i + 2 < s.size() && digit(s[i + 2])))) {
-          i += 2;
-          while (i < s.size() && digit(s[i])) ++i;
-        }
-      }
-      out += '#';
-      continue;
-    }
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      if (!out.empty() && out.back() != ' ') out += ' ';
-    } else {
-      out += c;
-    }
-    ++i;
-  }
-  while (!out.empty() && (out.back() == ' ' || out.back() == '.')) out.pop_back();
-  return out;
-}
-
-std::string diagnosis_cause(const std::string& normalized) {
-  int depth = 0;
-  for (std::size_t i = 0; i + 1 < normalized.size(); ++i) {
-    const char c = normalized[i];
-    if (c == '(' || c == '[') ++depth;
-    if ((c == ')' || c == ']') && depth > 0) --depth;
-    // "(your launch: grid ...)" explains, it does not end the cause; a cause
-    // cut after a word or two would group unrelated diagnoses.
-    if (depth == 0 && (c == ':' || c == ';' || c == '.') && normalized[i + 1] == ' ' && i >= 12)
-      return normalized.substr(0, i);
-  }
-  return normalized;
-}
-
 std::string SubmissionStatus::text() const {
   std::string s = word;
   if (!detail.empty()) s += " (" + detail + ")";
@@ -138,15 +68,15 @@ bool failed(Verdict v) {
   return v == Verdict::fail || v == Verdict::timeout || v == Verdict::crash || v == Verdict::error;
 }
 
-void count(std::vector<DiagnosisCount>& to, const std::string& text, const std::string& who) {
-  const std::string cause = diagnosis_cause(text);
+void count(std::vector<DiagnosisCount>& to, const std::string& cause, const std::string& text,
+           const std::string& example, const std::string& who) {
   for (auto& d : to)
-    if (d.text == cause) {
+    if (d.cause == cause) {
       ++d.count;
       d.who.push_back(who);
       return;
     }
-  to.push_back({cause, 1, text, {who}});
+  to.push_back({cause, text, 1, example, {who}});
 }
 
 std::string lab_status_words(LabStatus s) {
@@ -188,11 +118,13 @@ ClassView class_view(const BatchView& b) {
           if (l.id == lab_id) lab = &l;
       if (!lab || lab->status != LabStatus::graded) {
         ++not_graded.failed;
-        count(not_graded.diagnoses,
-              !e.grade                  ? submission_status(e).word
-              : !e.grade->error.empty() ? std::string("error")
-              : !lab                    ? std::string("not in the grade")
-                                        : lab_status_words(lab->status),
+        const std::string words = !e.grade                  ? submission_status(e).word
+                                  : !e.grade->error.empty() ? std::string("error")
+                                  : !lab                    ? std::string("not in the grade")
+                                                            : lab_status_words(lab->status);
+        const std::string id =
+            !e.grade || !e.grade->error.empty() || !lab ? words : std::string(spelling(lab->status));
+        count(not_graded.diagnoses, id, words, lab ? lab->message.substr(0, lab->message.find('\n')) : "",
               e.id);
         continue;
       }
@@ -211,11 +143,15 @@ ClassView class_view(const BatchView& b) {
           ++it->passed;
         } else if (failed(c.result.verdict)) {
           ++it->failed;
-          const std::string d = check_diagnosis(c);
-          count(
-              it->diagnoses,
-              d.empty() ? fmt::format("{} (no message)", spelling(c.result.verdict)) : normalize_diagnosis(d),
-              e.id);
+          // A failure without a cause (a process that ended without a
+          // verdict) is grouped by what became of it.
+          const Cause cause = c.result.cause;
+          const std::string id =
+              cause != Cause::none ? std::string(spelling(cause)) : std::string(spelling(c.result.verdict));
+          const std::string words = cause != Cause::none
+                                        ? std::string(title(cause))
+                                        : fmt::format("{}, no cause named", spelling(c.result.verdict));
+          count(it->diagnoses, id, words, check_diagnosis(c), e.id);
         } else {
           ++it->not_run;
         }
@@ -233,8 +169,9 @@ ClassView class_view(const BatchView& b) {
 std::string class_csv(const ClassView& v) {
   std::vector<CsvCell> header = {"lab", "check", "kind", "of", "passed", "failed", "not_run"};
   for (int i = 1; i <= 3; ++i)
-    header.insert(header.end(), {fmt::format("diagnosis_{}", i), fmt::format("count_{}", i),
-                                 fmt::format("share_{}", i), fmt::format("who_{}", i)});
+    header.insert(header.end(),
+                  {fmt::format("cause_{}", i), fmt::format("diagnosis_{}", i), fmt::format("count_{}", i),
+                   fmt::format("share_{}", i), fmt::format("who_{}", i)});
   std::string csv = csv_line(header);
   const auto number = [](auto x) { return csv_number(fmt::format("{}", x)); };
   for (const auto& c : v.checks) {
@@ -244,11 +181,11 @@ std::string class_csv(const ClassView& v) {
     for (std::size_t i = 0; i < 3; ++i) {
       if (i < c.diagnoses.size() && c.of > 0)
         row.insert(row.end(),
-                   {c.diagnoses[i].text, number(c.diagnoses[i].count),
+                   {c.diagnoses[i].cause, c.diagnoses[i].text, number(c.diagnoses[i].count),
                     csv_number(fmt::format("{:.3f}", static_cast<double>(c.diagnoses[i].count) / c.of)),
                     fmt::format("{}", fmt::join(c.diagnoses[i].who, "; "))});
       else
-        row.insert(row.end(), 4, "");
+        row.insert(row.end(), 5, "");
     }
     csv += csv_line(row);
   }

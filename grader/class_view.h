@@ -1,10 +1,9 @@
 // grader/class_view.h: a batch seen from the front of the class.
 //
 // Where an instructor's next lecture should go: per check of each lab, how
-// many submissions failed it and the three causes they failed with most
-// often (each diagnosis cut to its cause, with its numbers and shapes
-// normalized away, so that "wrong value at K=9 on M=17: ..." and "wrong
-// value at K=5 on M=33: ..." are one),
+// many submissions failed it and the causes they failed with, the most
+// common first, each with who they are (grouped by the cause id the grade
+// keeps for each check, vocabulary.h: never by cutting a diagnosis's words),
 // and each submission's status (graded, not graded, error, compile error,
 // late). A function of the batch's grade documents alone (BatchView): the
 // batch page (index.html) shows it, class.csv holds it for a spreadsheet.
@@ -24,21 +23,6 @@ namespace cudalab {
 // "" for a check that passed or has no message.
 std::string check_diagnosis(const GradedCheck& check);
 
-// A diagnosis with what varies between students taken out, for grouping:
-// a leading "Diagnosis: " and trailing full stops dropped, every number
-// (digits, a decimal point, an exponent, a hex 0x..) that is not part of a
-// word becomes '#', a shape's "17x33" becomes "#x#", and runs of spaces one.
-// Digits inside a word (float4, sm_90, matmul_tiled.cu) stay.
-std::string normalize_diagnosis(const std::string& diagnosis);
-
-// A normalized diagnosis cut to its cause, what a lecture addresses: the
-// text before its first ": ", "; " or ". " outside parentheses ("the
-// boundary checks", "C[#][#] is NaN though A and B hold none", "matmul_tiled
-// runs at #x the speed of the naive kernel"). Diagnoses that name one cause
-// with different evidence after it (the shapes that failed, the student's
-// launch) are one group. The whole text where nothing cuts it.
-std::string diagnosis_cause(const std::string& normalized);
-
 // A submission's status in the batch: "graded", "not graded", "error",
 // "compile error", "rejected", "missing file" or "not run" (the worst of its
 // labs'), then ", late (N days)" where its late rule took points.
@@ -51,9 +35,13 @@ struct SubmissionStatus {
 SubmissionStatus submission_status(const BatchEntry& e);
 
 struct DiagnosisCount {
-  std::string text;  // the cause (diagnosis_cause of normalize_diagnosis)
+  // The group: a check's cause (spelling(Cause), "boundary_checks"), or in a
+  // lab's "(not graded)" row its status ("build_failed"); `text` its words
+  // for a person (title(Cause), "compile error").
+  std::string cause;
+  std::string text;
   int count = 0;
-  std::string example;  // the first of them in full (normalized), for the page's details
+  std::string example;  // the first of them as its student read it, for the page's details
   // The submissions behind it (their batch ids), in the batch's order: the
   // instructor's next step is to ask them.
   std::vector<std::string> who;
@@ -79,8 +67,8 @@ struct ClassView {
 ClassView class_view(const BatchView& b);
 
 // class.csv: one row per check (ClassCheck), the three most common
-// diagnoses in columns, each with the submissions behind it ("; " between):
-//   lab,check,kind,of,passed,failed,not_run,diagnosis_1,count_1,share_1,who_1,...,who_3
+// causes in columns, each with the submissions behind it ("; " between):
+//   lab,check,kind,of,passed,failed,not_run,cause_1,diagnosis_1,count_1,share_1,who_1,...,who_3
 // share_i = count_i / of, a fraction with three decimals ("" where no
 // diagnosis); a lab's "(not graded)" row comes first and has kind "lab".
 std::string class_csv(const ClassView& v);

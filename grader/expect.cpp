@@ -33,7 +33,7 @@ ExpectFile ExpectFile::for_cpu_mode(const std::vector<std::string>& speed_checks
   out.cpu_overrides.clear();
   for (auto& e : out.expectations)
     if (std::find(speed_checks.begin(), speed_checks.end(), e.check_id) != speed_checks.end())
-      e = {e.check_id, Verdict::not_run, "", "", e.explains};
+      e = {e.check_id, Verdict::not_run, "", "", std::nullopt, e.explains};
   for (const auto& o : cpu_overrides) {
     bool replaced = false;
     for (auto& e : out.expectations)
@@ -70,6 +70,12 @@ ExpectFile parse_expect(const std::string& text, const std::string& source) {
         e.says = (*t)["says"].value_or(std::string{});
         e.leads = (*t)["leads"].value_or(std::string{});
         e.explains = (*t)["explains"].value_or(std::string{});
+        if (const auto c = (*t)["cause"].value<std::string>()) {
+          e.cause = parse_cause(*c);
+          if (!e.cause)
+            throw ManifestError(fmt::format("{}:{}: {}: cause \"{}\" is not one of {}", source,
+                                            node.source().begin.line, e.check_id, *c, spellings_of_causes()));
+        }
       }
       // A grade's verdicts only: skipped and running are not an expectation.
       const auto parsed = parse_verdict(verdict);

@@ -6,14 +6,16 @@
 //   base = "solutions"          # where files the variant lacks come from ("labs": the skeleton)
 //   [expect]
 //   square = "pass"
-//   ragged = { verdict = "fail", says = "boundary", leads = "the boundary checks" }
+//   ragged = { verdict = "fail", cause = "boundary_checks", leads = "the boundary checks" }
 //   speed = { verdict = "fail", explains = "uncoalesced matmul_naive.cu:30" }
-//   (leads: what the check's lead says, leading_line below; explains: below)
+//   (cause: the cause id its diagnosis names, cudalab/vocabulary.h; leads: what
+//   the check's lead says, leading_line below; explains: below)
 //   [expect_cpu]                # CPU mode only, where it differs (speed: not_run)
 //   square = "fail"
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@ struct Expectation {
   Verdict verdict = Verdict::pass;  // pass, fail, timeout, crash, not_run or error
   std::string says;                 // a phrase the failures or notes must contain (case-insensitive)
   std::string leads;                // a phrase the check's lead (leading_line) must contain
+  std::optional<Cause> cause;       // the cause its diagnosis must name (a grade's cause_of)
   // A speed check with an `explain` check: the cause its diagnosis names from
   // CPU mode's counts (explain.h SlowCause: "uncoalesced", "traffic", ...),
   // followed for conflicts and uncoalesced by the file:line it names

@@ -363,7 +363,26 @@ void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpe
         "a kernel on another stream, waits for ever where blocks run one after the other)");
     return;
   }
-  lead_by_access(slow_lead(yours, reference, lab.explain_words, launch).text, r);
+  const SlowLead lead = slow_lead(yours, reference, lab.explain_words, launch);
+  lead_by_access(lead.text, r);
+  if (!lead.text.empty()) r.cause = cause_of(lead.cause);
+}
+
+Cause cause_of(SlowCause c) {
+  switch (c) {
+    case SlowCause::conflicts:
+      return Cause::slow_conflicts;
+    case SlowCause::uncoalesced:
+      return Cause::slow_uncoalesced;
+    case SlowCause::traffic:
+      return Cause::slow_traffic;
+    case SlowCause::launch:
+      return Cause::slow_launch;
+    case SlowCause::none:
+    case SlowCause::matches:
+      break;
+  }
+  return Cause::slow;
 }
 
 void lead_by_access(const std::string& lead, CheckResult& r) {
@@ -413,7 +432,8 @@ std::string limit_of(const CheckResult& r) {
 }
 
 // The loop's lead for timed-out r: "... did not finish within <limit> <where>. Look for ...".
-std::string loop_lead(const CheckResult& r, const std::string& where, bool grid_stride) {
+std::string loop_lead(CheckResult& r, const std::string& where, bool grid_stride) {
+  r.cause = Cause::hang;
   return fmt::format("{}: the check did not finish within {} {}. {}", kLoopLead, limit_of(r), where,
                      loop_look(grid_stride));
 }
@@ -517,6 +537,7 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
   if (!starts(*lead, kRaceLead)) {
     // Only a race report turns another lead into the race.
     if (s.failures.front().find(kRaceReported) == std::string::npos) return false;
+    r.cause = Cause::race;
     r.failures[i] =
         "Diagnosis: a race between threads: a rerun on the same inputs did not show it, but racecheck "
         "(compute-sanitizer), run again on this check's small shapes, reports one, on the next line. In a "
@@ -535,6 +556,7 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   if (r.verdict == Verdict::timeout) {
     if (seen != cpu.failures.end() && starts(*seen, kBarrierLead)) {
       drop_hang_causes(r);
+      r.cause = Cause::barrier_skipped;
       r.failures.insert(r.failures.begin(),
                         sentence(*seen) +
                             ". (Seen in CPU mode, where this check ran again on simulated threads: on the "
@@ -564,6 +586,7 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
     // shared memory, simt's store past the kernel's shared variables or the
     // NaN read from just past them.
     if (text.find(diagnosis::kSharedOverrun) != std::string::npos) {
+      r.cause = Cause::shared_overrun;
       r.failures[i] = text +
                       ". (Seen in CPU mode, where this check ran again on simulated threads, which see every "
                       "store to shared memory: on the GPU the launch only failed with an illegal address.)";
@@ -571,6 +594,7 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
     }
     if (!names_unfilled_shared(text)) return false;
     const std::string on_gpu = "On the GPU: " + lead->substr(std::string(kLead).size());
+    r.cause = Cause::shared_overrun;
     r.failures[i] =
         "Diagnosis: a read past the end of a __shared__ array, most likely: on the GPU the launch fails "
         "with an illegal address (below), and in CPU mode, where this check ran again on simulated "
@@ -594,6 +618,7 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   // One lead: the GPU's (a boundary or coverage guess) gives way; the
   // shapes and elements it found stay below as the detail.
   r.failures[i] = text;
+  r.cause = barrier ? Cause::barrier_skipped : Cause::race;
   return true;
 }
 
@@ -611,6 +636,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
   const auto seen = lead_of(cpu);
   const std::string text = seen == cpu.failures.end() ? "" : sentence(*seen);
   if (starts(text, kBarrierLead)) {
+    r.cause = Cause::barrier_skipped;
     r.failures[i] = text +
                     ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
                     "threads that skip the barrier read shared memory the others had not filled yet, so the "
@@ -618,6 +644,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
     return true;
   }
   if (names_unfilled_shared(text)) {
+    r.cause = Cause::unwritten_shared;
     r.failures[i] =
         "Diagnosis: threads read shared memory that no thread of their block wrote: on the GPU it holds "
         "whatever was there before, so the results changed from run to run, and racecheck "

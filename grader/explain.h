@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "cudalab/vocabulary.h"
 #include "time_limits.h"
 
 namespace cudalab {
@@ -64,6 +65,10 @@ std::optional<AccessCount> access_count_from_json(const std::string& text);
 // Without the reference's count only the first two are tried.
 enum class SlowCause { none, conflicts, uncoalesced, traffic, launch, matches };
 const char* to_string(SlowCause c);
+// The closed list's cause for a slow kernel's (vocabulary.h): none and
+// matches are `slow`, a kernel slower than its pass line for no cause the
+// counts see.
+Cause cause_of(SlowCause c);
 struct SlowLead {
   SlowCause cause = SlowCause::none;
   std::string where;  // "transpose.cu:41" for conflicts and uncoalesced

@@ -29,12 +29,25 @@ GradeDocument grade_document(const SubmissionGrade& g, const std::string& grader
     l.status = lab.status;
     l.message = lab.message;
     l.points = lab.points, l.max_points = lab.max_points;
-    for (std::size_t i = 0; i < lab.results.size() && i < lab.spec->checks.size(); ++i)
+    for (std::size_t i = 0; i < lab.results.size() && i < lab.spec->checks.size(); ++i) {
       l.checks.push_back({lab.spec->checks[i], lab.results[i].result(),
                           i < lab.scores.size() ? lab.scores[i] : CheckScore{}});
+      l.checks.back().result.cause = cause_of(l.checks.back().result);
+    }
     d.labs.push_back(std::move(l));
   }
   return d;
+}
+
+Cause cause_of(const CheckResult& r) {
+  const bool failed = r.verdict == Verdict::fail || r.verdict == Verdict::timeout ||
+                      r.verdict == Verdict::crash || r.verdict == Verdict::error;
+  if (!failed) return Cause::none;
+  if (r.cause != Cause::none) return r.cause;
+  if (r.verdict == Verdict::timeout) return r.kind == CheckKind::speed ? Cause::slow : Cause::timeout;
+  if (r.verdict == Verdict::crash) return Cause::crash;
+  if (r.kind == CheckKind::speed && r.verdict == Verdict::fail && r.find("ratio")) return Cause::slow;
+  return Cause::none;
 }
 
 namespace {
@@ -55,6 +68,7 @@ nlohmann::json check_json(const GradedCheck& c) {
                                                 {"full_at", c.spec.credit->full_at}}
                                : nlohmann::json()},
       {"verdict", spelling(c.result.verdict)},
+      {"cause", spelling(c.result.cause)},
       {"points", c.score.points},
       {"max_points", c.score.max_points},
       {"why", c.score.why},
@@ -141,7 +155,7 @@ E enum_field(Reader& r, const char* key, std::optional<E> (*parse)(std::string_v
   return e.value_or(E{});
 }
 
-GradedCheck read_check(const nlohmann::json& j, const std::string& where, std::string& error) {
+GradedCheck read_check(const nlohmann::json& j, const std::string& where, bool v1, std::string& error) {
   GradedCheck c;
   Reader r(j, where, error);
   c.spec.id = c.result.id = r.str("id");
@@ -164,6 +178,11 @@ GradedCheck read_check(const nlohmann::json& j, const std::string& where, std::s
     c.spec.credit = Credit{credit.num("zero_at"), credit.num("full_at")};
   }
   c.result.verdict = enum_field(r, "verdict", parse_verdict, spellings_of_verdicts());
+  if (!v1)
+    c.result.cause = enum_field(r, "cause", parse_cause, spellings_of_causes());
+  else if (c.result.verdict == Verdict::fail || c.result.verdict == Verdict::timeout ||
+           c.result.verdict == Verdict::crash || c.result.verdict == Verdict::error)
+    c.result.cause = Cause::unrecorded;
   c.score.points = r.num("points");
   c.score.max_points = r.num("max_points");
   c.score.why = r.str("why");
@@ -238,9 +257,10 @@ std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, s
   error.clear();
   if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
     return error = "not a cudalab grade document (no \"format\")", std::nullopt;
-  if (j["format"] != kGradeFormat)
-    return error = fmt::format("grade document of format \"{}\"; this cudalab reads \"{}\" only",
-                               j["format"].get<std::string>(), kGradeFormat),
+  const bool v1 = j["format"] == kGradeFormatV1;
+  if (j["format"] != kGradeFormat && !v1)
+    return error = fmt::format("grade document of format \"{}\"; this cudalab reads \"{}\" and \"{}\"",
+                               j["format"].get<std::string>(), kGradeFormat, kGradeFormatV1),
            std::nullopt;
   GradeDocument d;
   Reader r(j, "grade", error);
@@ -271,7 +291,7 @@ std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, s
     l.max_points = lr.num("max_points");
     const nlohmann::json& checks = lr.array("checks");
     for (std::size_t c = 0; error.empty() && c < checks.size(); ++c)
-      l.checks.push_back(read_check(checks[c], fmt::format("{}.checks[{}]", where, c), error));
+      l.checks.push_back(read_check(checks[c], fmt::format("{}.checks[{}]", where, c), v1, error));
     d.labs.push_back(std::move(l));
   }
   if (const nlohmann::json* sub = r.optional("submission")) {

@@ -30,7 +30,16 @@ struct SubmissionGrade;
 
 // grade.json's `format`. A reader refuses any other: a new field that old
 // readers may ignore keeps the number; a changed or removed one bumps it.
-inline constexpr std::string_view kGradeFormat = "cudalab-grade/1";
+// /2 added each check's `cause` (required): a reader of /1 documents
+// (`cudalab export` of an older batch) gives their failing checks the cause
+// `unrecorded`.
+inline constexpr std::string_view kGradeFormat = "cudalab-grade/2";
+inline constexpr std::string_view kGradeFormatV1 = "cudalab-grade/1";
+
+// The cause a grade keeps for a check (vocabulary.h): its result's, or for a
+// check that failed without one, what became of it (a timeout, a crash, a
+// speed check slower than its line); none for a check that did not fail.
+Cause cause_of(const CheckResult& r);
 
 struct GradedCheck {
   // What the views need of the check's lab.toml entry: id, name, kind,

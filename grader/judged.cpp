@@ -52,7 +52,7 @@ void Judged::lower_to_fail(const std::string& why) {
 }
 
 Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const CheckSpec& check,
-                         std::vector<std::string>* right_labels) {
+                         std::vector<std::string>* right_labels, const std::map<Cause, std::string>* words) {
   Judged j;
   j.r_ = std::move(claim.said);
   // Its measurements are shown as its own; no score reads them (timed_ratio stays empty).
@@ -97,13 +97,14 @@ Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const 
   // One cause first, from all the outputs judged (as in the test process).
   diagnosis::begin();
   const evidence::Verdict v = evidence::judge(mine, theirs, check.judge);
-  const std::string lead = v.ok ? "" : diagnosis::lead(diagnosis::facts());
+  const diagnosis::Lead lead = v.ok ? diagnosis::Lead{} : diagnosis::diagnose(diagnosis::facts(), words);
   if (v.ok && right_labels) *right_labels = evidence::labels_right(mine, theirs);
   diagnosis::end();
   if (v.ok) return j;
   j.r_.verdict = Verdict::fail;
   j.r_.failures = v.failures;
-  if (!lead.empty()) j.r_.failures.insert(j.r_.failures.begin(), "Diagnosis: " + lead + ".");
+  j.r_.cause = lead.cause;
+  if (!lead.text.empty()) j.r_.failures.insert(j.r_.failures.begin(), "Diagnosis: " + lead.text + ".");
   j.r_.notes.push_back(
       "judged by the grader, outside the test process, against the reference solution's outputs for the same "
       "inputs");
@@ -168,6 +169,10 @@ Judged judge_memory_replay(Judged claimed, Testimony replay, const fs::path& ref
   }
   j.r_.verdict = Verdict::fail;
   j.r_.failures = memory.failures;
+  // Bytes past a buffer, or an input put back: the memory's own cause.
+  j.r_.cause = !values.ok ? Cause::replay_differs : Cause::writes_outside;
+  for (const auto& f : memory.failures)
+    if (values.ok && f.find("changed the input") != std::string::npos) j.r_.cause = Cause::writes_input;
   if (!values.ok) {
     j.r_.failures.insert(
         j.r_.failures.begin(),

@@ -22,6 +22,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -91,7 +92,8 @@ class Judged {
   // right_labels: where given, the launches whose outputs matched the
   // reference's (a memory check's replay must match there too).
   friend Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evidence,
-                                  const CheckSpec& check, std::vector<std::string>* right_labels);
+                                  const CheckSpec& check, std::vector<std::string>* right_labels,
+                                  const std::map<Cause, std::string>* words);
   // A memory check the claim passed, judged again on its replay, where no
   // host code of the student's runs: its guard zones intact, its inputs
   // unchanged, its outputs written, and right wherever the student's run's
@@ -118,8 +120,10 @@ class Judged {
   std::optional<double> ratio_;
 };
 
+// `words`: the lab's words for each cause's fix (LabSpec::diagnosis_words).
 Judged judge_correctness(Claim claim, const std::filesystem::path& reference_evidence, const CheckSpec& check,
-                         std::vector<std::string>* right_labels = nullptr);
+                         std::vector<std::string>* right_labels = nullptr,
+                         const std::map<Cause, std::string>* words = nullptr);
 Judged judge_memory_replay(Judged claimed, Testimony replay, const std::filesystem::path& reference_evidence,
                            const std::vector<std::string>& student_right);
 Judged judge_speed_untimed(Claim traced);

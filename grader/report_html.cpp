@@ -618,12 +618,9 @@ namespace {
 std::string class_tables(const ClassView& v) {
   std::string out =
       "<h2>Where the class lost points</h2>\n<p class=\"note\">Per check: the submissions that "
-      "failed it, and the causes they failed with, the three most common first, with who they are: each "
-      "diagnosis cut to its cause "
-      "(the words before its first colon or full stop), with its numbers and shapes replaced by # (\"K=9 at "
-      "M=17\" "
-      "and \"K=5 at M=33\" are one), each with its share of the submissions the check ran for. "
-      "class.csv has the same.</p>\n";
+      "failed it, and the causes they failed with, the three most common first, with who they are: the "
+      "cause each diagnosis named, whatever its shapes and numbers, each with its share of the submissions "
+      "the check ran for, and one of them as its student read it. class.csv has the same.</p>\n";
   std::string lab;
   bool open = false;
   for (const ClassCheck& c : v.checks) {
@@ -647,9 +644,10 @@ std::string class_tables(const ClassView& v) {
       // The cause in bold, one submission's whole diagnosis under it, folded.
       return fmt::format(
           "<div class=\"diag\"><span class=\"sharebar\" style=\"width:{:.0f}px\"></span>{:.0f}% of the class "
-          "({} of {}): <b>{}</b><div class=\"who\">{}</div>{}</div>",
-          std::max(2.0, 80 * share), 100 * share, d.count, c.of, html_escape(d.text), fmt::join(links, ", "),
-          d.example.size() > d.text.size()
+          "({} of {}): <b>{}</b> <code class=\"cause\">{}</code><div class=\"who\">{}</div>{}</div>",
+          std::max(2.0, 80 * share), 100 * share, d.count, c.of, html_escape(d.text), html_escape(d.cause),
+          fmt::join(links, ", "),
+          !d.example.empty()
               ? "<details><summary>as one of them reads</summary>" + html_escape(d.example) + "</details>"
               : "");
     };

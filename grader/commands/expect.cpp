@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "common.h"
 #include "explain.h"
+#include "grade_document.h"
 #include "report.h"
 #include "sandbox.h"
 
@@ -153,18 +154,25 @@ int ExpectCommand::run() {
     const std::string cause = r.verdict == Verdict::fail || r.verdict == Verdict::timeout
                                   ? leading_cause_problem(r.failures, e.leads)
                                   : "";
-    const bool ok =
-        r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says)) && cause.empty();
+    // The cause id the grade would keep for it (grade_document.h cause_of).
+    const Cause named = cause_of(r);
+    const bool cause_ok = !e.cause || *e.cause == named;
+    const bool ok = r.verdict == e.verdict && (e.says.empty() || contains_phrase(text, e.says)) &&
+                    cause.empty() && cause_ok;
     mismatches += !ok;
     // The row shows what a student reads first: the lead of a failed check.
     std::string first = r.failures.empty() ? (r.notes.empty() ? "" : r.notes[0]) : leading_line(r.failures);
     if (auto nl = first.find('\n'); nl != std::string::npos) first = first.substr(0, nl);
-    fmt::print("{:<20} {:<9} {:<9} {}{}\n", e.check_id, e.verdict, r.verdict,
-               ok ? "" : "MISMATCH: ", first.substr(0, 200));
+    fmt::print("{:<20} {:<9} {:<9} {}{}{}\n", e.check_id, e.verdict, r.verdict, ok ? "" : "MISMATCH: ",
+               named == Cause::none ? std::string() : fmt::format("[{}] ", spelling(named)),
+               first.substr(0, 200));
     if (!ok) {
       if (!e.says.empty() && !contains_phrase(text, e.says))
         fmt::print("    expected the message to say \"{}\"\n", e.says);
       if (!cause.empty()) fmt::print("    {}\n", cause);
+      if (!cause_ok)
+        fmt::print("    expected the cause {}, the diagnosis names {}\n", spelling(*e.cause),
+                   spelling(named));
       fmt::print("    full message:\n{}\n", text);
       if (!r.output.empty()) fmt::print("    output:\n{}\n", r.output);
     }

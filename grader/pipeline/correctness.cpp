@@ -112,7 +112,8 @@ void Grader::run_correctness(Checking& c) {
       }
       const auto t1 = clock::now();
       std::vector<std::string> right;
-      Judged judged = judge_correctness(std::move(claim), p.ctx.reference_evidence, check, &right);
+      Judged judged =
+          judge_correctness(std::move(claim), p.ctx.reference_evidence, check, &right, &spec.diagnosis_words);
       if (replayed)
         judged = judge_memory_in_replay(c, p.lab, check, ctx, std::move(judged), ctx.trace_out, right);
       profile(fmt::format("  {} {} ran: its process {:.2f} s, judged in {:.2f} s{}", spec.id, check.id,

@@ -134,6 +134,26 @@ std::vector<std::string> ragged_in_every_failure(const std::vector<ShapeFacts>& 
 // judges evidence on several threads, never sets them.
 std::string g_lab_id;
 bool g_cpu_mode = false;
+Words g_lab_words;                  // the test process's lab (set_lab)
+thread_local const Words* g_words;  // the words of the diagnose() running on this thread
+
+// The fix for `cause` in the lab's words (lab.toml's [diagnosis]), else the
+// general words the lead was written with.
+// The lab's words begin as the general ones do: a capital after a full stop,
+// lower case after a colon.
+std::string fix(Cause cause, std::string general) {
+  if (g_words)
+    if (const auto it = g_words->find(cause); it != g_words->end() && !it->second.empty()) {
+      std::string words = it->second;
+      const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+      if (!general.empty() && letter(general[0]) && letter(words[0]))
+        words[0] = std::isupper(static_cast<unsigned char>(general[0]))
+                       ? static_cast<char>(std::toupper(static_cast<unsigned char>(words[0])))
+                       : static_cast<char>(std::tolower(static_cast<unsigned char>(words[0])));
+      return words;
+    }
+  return general;
+}
 
 std::string race_lead(const ShapeFacts& f) {
   // Two counts, each said for what it is: the wrong elements are the first
@@ -149,10 +169,12 @@ std::string race_lead(const ShapeFacts& f) {
   return fmt::format(
       "a race between threads. Run twice on the same inputs at {}{}, the kernel gave different results ({}), "
       "which only happens when threads read data that other threads have not "
-      "written yet or have already overwritten: in a kernel with shared memory, look for a missing "
-      "__syncthreads() after the tile is loaded or before it is loaded again.{}",
+      "written yet or have already overwritten: {}.{}",
       args_of(f),
       f.rerun_reordered ? " (the second time with the threads of each block in another order)" : "", counts,
+      fix(Cause::race,
+          "in a kernel with shared memory, look for a missing __syncthreads() after the tile is loaded or "
+          "before it is loaded again"),
       racecheck_advice());
 }
 
@@ -170,13 +192,13 @@ std::string launch_config(const std::string& launch) {
              : launch.substr(from + 3, to - from - 3);
 }
 
-std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
+Lead unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
   bool one_each = true;
   for (const auto* f : bad) {
     const bool single = f->elements == 1 && f->unwritten == 1;  // n=1: all of it, and its last element
     if (f->values_ok || !f->memory.empty() || f->rerun_changed > 0 || f->wrong != f->unwritten ||
         !(f->unwritten_trailing || single))
-      return "";
+      return {};
     one_each &= single || f->last_rows + f->last_cols == 1;
   }
   // The example: the largest failing shape shows most.
@@ -216,37 +238,54 @@ std::string unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
     std::sscanf(cfg.c_str(), "grid (%lld", &blocks);
     const long long side = block_side(ex);
     if (vector && blocks > 1 && side > 0 && written == static_cast<std::size_t>(side))
-      return fmt::format(
-          "every block stores into the same elements: at {} only the first {} elements of {} are written, "
-          "one "
-          "block's worth, though your grid and blocks are the reference solution's ({}), so {} blocks ran. "
-          "The "
-          "index leaves out the block: `blockIdx.x * blockDim.x + threadIdx.x`, not `threadIdx.x` alone",
-          args_of(ex), written, ex.output, cfg, blocks);
+      return {
+          Cause::block_left_out,
+          fmt::format(
+              "every block stores into the same elements: at {} only the first {} elements of {} are "
+              "written, "
+              "one "
+              "block's worth, though your grid and blocks are the reference solution's ({}), so {} blocks "
+              "ran. "
+              "The "
+              "index leaves out the block: `blockIdx.x * blockDim.x + threadIdx.x`, not `threadIdx.x` alone",
+              args_of(ex), written, ex.output, cfg, blocks)};
     const char* part = ex.last_rows && ex.last_cols ? "rows and columns" : ex.last_rows ? "rows" : "elements";
-    return fmt::format(
-        "no thread stores into {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other element "
-        "is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), so threads "
-        "ran for them. Either their index does not reach those {1} (blockIdx.x where blockIdx.y belongs, or "
-        "the block left out: `blockIdx.y * blockDim.y + threadIdx.y` for a row) or the condition before the "
-        "store stops them (an index compared with the wrong dimension, or the input's side where the "
-        "output's belongs)",
-        ex.output, part, args_of(ex), missing, verb, cfg, shape);
+    return {Cause::index_misses_end,
+            fmt::format(
+                "no thread stores into {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other "
+                "element "
+                "is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), so "
+                "threads "
+                "ran for them. Either their index does not reach those {1} (blockIdx.x where blockIdx.y "
+                "belongs, or "
+                "the block left out: `blockIdx.y * blockDim.y + threadIdx.y` for a row) or the condition "
+                "before the "
+                "store stops them (an index compared with the wrong dimension, or the input's side where the "
+                "output's belongs)",
+                ex.output, part, args_of(ex), missing, verb, cfg, shape)};
   }
   if (one_each)
-    return fmt::format(
-        "an off-by-one before the store: at {} {} of {} {} never written, and at every failing shape exactly "
-        "one "
-        "last {} is missing, nothing else is wrong{}. A condition stops the last thread(s) before they "
-        "store: "
-        "`i < n - 1` or `row < M - 1` where `i < n` or `row < M` is meant",
-        args_of(ex), missing, ex.output, verb, vector ? "element" : "row or column", yours);
-  return fmt::format(
-      "the grid does not cover all of {}: at {} {} of {} {} never written (and every other element is "
-      "right), "
-      "so no thread was launched for them{}. Compute the grid by ceiling division in each dimension, x from "
-      "the columns and y from the rows: (cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y",
-      ex.output, args_of(ex), missing, ex.output, verb, yours);
+    return {Cause::off_by_one_store,
+            fmt::format("an off-by-one before the store: at {} {} of {} {} never written, and at every "
+                        "failing shape exactly "
+                        "one "
+                        "last {} is missing, nothing else is wrong{}. {}",
+                        args_of(ex), missing, ex.output, verb, vector ? "element" : "row or column", yours,
+                        fix(Cause::off_by_one_store,
+                            "A condition stops the last thread(s) before they store: `i < n - 1` or `row < M "
+                            "- 1` where `i < "
+                            "n` or `row < M` is meant"))};
+  return {
+      Cause::grid_short,
+      fmt::format(
+          "the grid does not cover all of {}: at {} {} of {} {} never written (and every other element is "
+          "right), "
+          "so no thread was launched for them{}. {}",
+          ex.output, args_of(ex), missing, ex.output, verb, yours,
+          fix(Cause::grid_short,
+              "Compute the grid by ceiling division in each dimension, x from the columns and y from the "
+              "rows: "
+              "(cols + block.x - 1) / block.x, (rows + block.y - 1) / block.y"))};
 }
 
 // "1 element of c is never written", "12288 elements of out are never written".
@@ -303,11 +342,15 @@ std::string unwritten_bands_lead(const std::vector<const ShapeFacts*>& bad) {
   return fmt::format(
       "whole {0}s of {1} are never written, between {0}s that are right: at {2}, {3} of the {4} {0}s of {1} "
       "(the first is {0} {5}), and nothing else is wrong{6}. No thread stores into them, so an index steps "
-      "past them: the {0} index (blockIdx.{7} * blockDim.{7} + threadIdx.{7}: the block's size in the same "
-      "dimension as the block's index), or a loop over a tile's {0}s that stops early or steps too far (j < "
-      "TILE, in steps of the block's height)",
+      "past them: {7}",
       line, ex->output, args_of(*ex), n, of, first,
-      ex->launch.empty() ? "" : fmt::format(" (your launch: {})", ex->launch), rows ? "y" : "x");
+      ex->launch.empty() ? "" : fmt::format(" (your launch: {})", ex->launch),
+      fix(Cause::rows_skipped,
+          fmt::format(
+              "the {0} index (blockIdx.{1} * blockDim.{1} + threadIdx.{1}: the block's size in the same "
+              "dimension as the block's index), or a loop over a tile's {0}s that stops early or steps "
+              "too far (j < TILE, in steps of the block's height)",
+              line, rows ? "y" : "x")));
 }
 
 // Stores that land in the wrong places: at every compared failing shape some
@@ -347,14 +390,16 @@ std::string misplaced_lead(const ShapeFacts& ex, const ShapeFacts* crashed) {
   s += ". Threads store into other elements' places (or past the end), so some elements are stored twice and "
        "others never: ";
   if (ex.rows <= 1 || ex.cols <= 1)
-    s += fmt::format(
-        "check the index of the store ({} has {} elements, the thread for element i stores {}[i])", ex.output,
-        ex.elements, ex.output);
+    s += fix(Cause::misplaced_stores,
+             fmt::format(
+                 "check the index of the store ({} has {} elements, the thread for element i stores {}[i])",
+                 ex.output, ex.elements, ex.output));
   else
-    s += fmt::format(
-        "check the index arithmetic of the store, row * width + col with {}'s own width ({} is {} rows x {} "
-        "columns), and which index runs along a row",
-        ex.output, ex.output, ex.rows, ex.cols);
+    s += fix(
+        Cause::misplaced_stores,
+        fmt::format("check the index arithmetic of the store, row * width + col with {}'s own width ({} is "
+                    "{} rows x {} columns), and which index runs along a row",
+                    ex.output, ex.output, ex.rows, ex.cols));
   return s;
 }
 
@@ -457,9 +502,12 @@ std::string edge_threads_store_lead(const std::vector<const ShapeFacts*>& bad) {
                                                          "into one element, in either order)",
                                                          wrong->rerun_changed)
                                            : "");
-  s += ". The condition before the store must stop every thread whose row or column is past the edge: "
-       "`row < M && col < N` (an off-by-one, `<=` or `>` where `<` or `>=` belongs, lets the threads one "
-       "past the edge through, and one a column past the last stores into the next row)";
+  s += ". " +
+       fix(Cause::edge_threads_store,
+           "The condition before the store must stop every thread whose row or column is past the edge: "
+           "`row < M && col < N` (an off-by-one, `<=` or `>` where `<` or `>=` belongs, lets the "
+           "threads one past the edge through, and one a column past the last stores into the next "
+           "row)");
   return s;
 }
 
@@ -505,12 +553,14 @@ std::string one_tile_lead(const std::vector<std::string>& names, long long side,
       "only one tile's worth of {0} counts: right on every shape where {0} {1} at most {2} ({3}), wrong on "
       "every shape where {4} larger (at {5}, {6} of {7} elements of {8} are wrong, the same on a rerun). Up "
       "to {2} the loop over the tiles along {0} runs once; past that the tiles' partial results are lost: "
-      "look for an accumulator reset inside the loop over tiles, a store that overwrites the result of the "
-      "tiles before, a loop that stops after the first tile, or an index that reads the tiles after the "
-      "first "
-      "from the wrong place (the tile's offset along {0})",
+      "{9}",
       which, one ? "is" : "are", side, right_examples(good), one ? "it is" : "one is", args_of(ex), ex.wrong,
-      ex.elements, ex.output);
+      ex.elements, ex.output,
+      fix(Cause::one_tile_only,
+          fmt::format("look for an accumulator reset inside the loop over tiles, a store that overwrites the "
+                      "result of the tiles before, a loop that stops after the first tile, or an index that "
+                      "reads the tiles after the first from the wrong place (the tile's offset along {})",
+                      which)));
 }
 
 std::string mixed_dims_lead(const std::vector<std::pair<std::string, std::string>>& pairs,
@@ -556,11 +606,13 @@ std::string mixed_dims_lead(const std::vector<std::pair<std::string, std::string
     s += fmt::format("; at {} the launch fails ({}): an access far outside the buffers", args_of(*crashed),
                      crashed->launch_error);
   s += fmt::format(
-      ". An index that uses one of {} where another belongs gives the right answer while they are equal: "
-      "check the width in every row * width + col (a row-major matrix of R rows and C columns has width C, "
-      "and each matrix has its own), the bound each index is checked against, and which of x and y runs "
-      "along which dimension",
-      join_names(names));
+      ". An index that uses one of {} where another belongs gives the right answer while they are "
+      "equal: {}",
+      join_names(names),
+      fix(Cause::dims_mixed_up,
+          "check the width in every row * width + col (a row-major matrix of R rows and C columns "
+          "has width C, and each matrix has its own), the bound each index is checked against, "
+          "and which of x and y runs along which dimension"));
   return s;
 }
 
@@ -647,8 +699,8 @@ long long dividing_length(const std::vector<ShapeFacts>& facts) {
   return 0;
 }
 
-std::string single_value_lead(const std::vector<ShapeFacts>& facts, const std::vector<const ShapeFacts*>& bad,
-                              const std::vector<const ShapeFacts*>& good) {
+Lead single_value_lead(const std::vector<ShapeFacts>& facts, const std::vector<const ShapeFacts*>& bad,
+                       const std::vector<const ShapeFacts*>& good) {
   // The example: the first failing shape whose value was compared wrong.
   const ShapeFacts* wrong = nullptr;
   for (const auto* f : bad)
@@ -672,97 +724,129 @@ std::string single_value_lead(const std::vector<ShapeFacts>& facts, const std::v
     if (f->launch_failed) {
       std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);
       if (!f->launch_advice.empty()) s += ": " + f->launch_advice;
-      return s;
+      return {f->launch_cause, s};
     }
   // Right only when out starts at 0: added to, never set.
   for (const auto* f : bad)
     if (f->accumulates)
-      return fmt::format(
-          "{0} is right only when it starts at 0: at {1} {0} came back {2}, and the same launch with {0} set "
-          "to 0 gives the right value. The kernel adds to what {0} held (atomicAdd(out, ...) or `{0} += "
-          "...`) "
-          "and nothing sets it first; the checks fill {0} with NaN before a launch, as memory from "
-          "cudaMalloc "
-          "may hold anything. Set it to 0 in a kernel launched before the one that adds to it (not with "
-          "cudaMemset: the speed checks replay only your kernels)",
-          f->output, args_of(*f), f->unwritten ? "as it was (NaN plus anything is NaN)" : "NaN");
+      return {
+          Cause::accumulates,
+          fmt::format(
+              "{0} is right only when it starts at 0: at {1} {0} came back {2}, and the same launch with {0} "
+              "set "
+              "to 0 gives the right value. The kernel adds to what {0} held (atomicAdd(out, ...) or `{0} += "
+              "...`) and nothing sets it first; the checks fill {0} with NaN before a launch, as memory from "
+              "cudaMalloc may hold anything. {3}",
+              f->output, args_of(*f), f->unwritten ? "as it was (NaN plus anything is NaN)" : "NaN",
+              fix(Cause::accumulates,
+                  "Set it to 0 in a kernel launched before the one that adds to it (not with cudaMemset: the "
+                  "speed checks replay only your kernels)"))};
   // Threads that skip a barrier the rest of their block reaches (CPU mode).
   for (const auto* f : bad)
     if (!f->barrier_skip.empty() && !f->values_ok)
-      return fmt::format(
-          "a __syncthreads() that some threads never reach: at {}, {}. Those threads skipped the barrier "
-          "inside an `if` (`if (threadIdx.x < s) {{ ...; __syncthreads(); }}`) or returned early, so the "
-          "block's threads no longer wait for each other there and some read shared memory that is not "
-          "written yet. Every thread of a block must reach every __syncthreads(): keep it out of any `if` "
-          "that depends on the thread's index",
-          args_of(*f), f->barrier_skip);
+      return {
+          Cause::barrier_skipped,
+          fmt::format(
+              "a __syncthreads() that some threads never reach: at {}, {}. Those threads skipped the barrier "
+              "inside an `if` (`if (threadIdx.x < s) {{ ...; __syncthreads(); }}`) or returned early, so the "
+              "block's threads no longer wait for each other there and some read shared memory that is not "
+              "written yet. Every thread of a block must reach every __syncthreads(): {}",
+              args_of(*f), f->barrier_skip,
+              fix(Cause::barrier_skipped, "keep it out of any `if` that depends on the thread's index"))};
   if (!wrong) {
     // Right values, but writes outside the buffers or inputs changed.
     const ShapeFacts& ex = *bad.front();
-    return fmt::format(
-        "{} is right, but at {} {}. {} is one value: only it may be written (an index like "
-        "{}[blockIdx.x] stores past it), and the inputs are read-only",
-        ex.output.empty() ? "the value" : ex.output, args_of(ex), ex.memory.front(),
-        ex.output.empty() ? "The output" : ex.output, ex.output.empty() ? "out" : ex.output);
+    return {Cause::writes_outside,
+            fmt::format("{} is right, but at {} {}. {} is one value: only it may be written (an index like "
+                        "{}[blockIdx.x] stores past it), and the inputs are read-only",
+                        ex.output.empty() ? "the value" : ex.output, args_of(ex), ex.memory.front(),
+                        ex.output.empty() ? "The output" : ex.output, ex.output.empty() ? "out" : ex.output)};
   }
   const ShapeFacts& ex = *wrong;
   // Never written (or NaN) wherever it is wrong.
   if (all_wrong([](const ShapeFacts& f) { return f.unwritten > 0; }))
-    return fmt::format(
-        "{0} is never written at {1}{2}: it still holds the NaN it was filled with before the launch{3}. "
-        "Either no thread stores into {0} (a condition no thread meets, or the store left out), or what is "
-        "stored was computed from a NaN: shared memory that no thread filled (a step that reads past what "
-        "the threads stored, or before they stored it)",
-        ex.output, args_of(ex), others(", nor at"),
-        ex.launch.empty() ? "" : fmt::format(", though the kernel ran (your launch: {})", ex.launch));
+    return {
+        Cause::never_written,
+        fmt::format(
+            "{0} is never written at {1}{2}: it still holds the NaN it was filled with before the launch{3}. "
+            "Either no thread stores into {0} (a condition no thread meets, or the store left out), or what "
+            "is "
+            "stored was computed from a NaN: shared memory that no thread filled (a step that reads past "
+            "what "
+            "the threads stored, or before they stored it)",
+            ex.output, args_of(ex), others(", nor at"),
+            ex.launch.empty() ? "" : fmt::format(", though the kernel ran (your launch: {})", ex.launch))};
   // Different values on the same inputs.
   for (const auto* f : bad)
     if (f->rerun_changed > 0)
-      return fmt::format(
-          "a race: at {} the value changed when the same inputs ran again{}; the first time {}. The threads "
-          "read shared memory before the others have written it (a __syncthreads() missing after the loads "
-          "or between the steps of the tree), or blocks update {} without atomicAdd, so that the sums of "
-          "blocks that read it at the same time are lost",
-          args_of(*f),
-          f->rerun_reordered ? " (the second time with the threads of each block in another order)" : "",
-          value_fact(*f), f->output);
+      return {
+          Cause::race,
+          fmt::format(
+              "a race: at {} the value changed when the same inputs ran again{}; the first time {}. {}",
+              args_of(*f),
+              f->rerun_reordered ? " (the second time with the threads of each block in another order)" : "",
+              value_fact(*f),
+              fix(Cause::race,
+                  fmt::format(
+                      "The threads read shared memory before the others have written it (a __syncthreads() "
+                      "missing after the loads or between the steps of the tree), or blocks update {} "
+                      "without atomicAdd, so that the sums of blocks that read it at the same time are lost",
+                      f->output)))};
   // Wrong, and stores past the one value: a slot per block or thread.
   if (all_wrong([](const ShapeFacts& f) {
         return !f.memory.empty() && f.memory.front().rfind("wrote ", 0) == 0;
       })) {
     const std::string& m = ex.memory.front();
-    return fmt::format(
-        "stores past {0}: at {1} the kernel {2}, and {3}. {0} holds one value: each block must add its "
-        "partial "
-        "result to it (one thread of each block, with atomicAdd), not store it in a slot of its own "
-        "({0}[blockIdx.x])",
-        ex.output, args_of(ex), m.substr(0, m.find(')') + 1), value_fact(ex));
+    return {
+        Cause::stores_per_block,
+        fmt::format(
+            "stores past {0}: at {1} the kernel {2}, and {3}. {4}", ex.output, args_of(ex),
+            m.substr(0, m.find(')') + 1), value_fact(ex),
+            fix(Cause::stores_per_block,
+                fmt::format(
+                    "{0} holds one value: each block must add its partial result to it (one thread of each "
+                    "block, with atomicAdd), not store it in a slot of its own ({0}[blockIdx.x])",
+                    ex.output)))};
   }
   // NaN where the input holds none: loads outside the input.
   if (all_wrong([](const ShapeFacts& f) { return !f.unwritten && read_nan(f); }))
-    return fmt::format(
-        "loads outside the input: at {} {} is NaN{}{}, so a load read past the end of {} (or before its "
-        "start){}. Threads whose index lies past the end must add nothing: check the bound of every load "
-        "(`i < n`), a second load at i + blockDim.x included",
-        args_of(ex), ex.output, though_inputs_hold_none(ex), nan_evidence(ex), inputs_or(ex),
-        others("; likewise at"));
+    return {
+        Cause::reads_past_end,
+        fmt::format(
+            "loads outside the input: at {} {} is NaN{}{}, so a load read past the end of {} (or before its "
+            "start){}. {}",
+            args_of(ex), ex.output, though_inputs_hold_none(ex), nan_evidence(ex), inputs_or(ex),
+            others("; likewise at"),
+            fix(Cause::reads_past_end,
+                "Threads whose index lies past the end must add nothing: check the bound of every load (`i < "
+                "n`), "
+                "a second load at i + blockDim.x included"))};
   // NaN computed from shared memory no thread wrote (CPU mode's fill).
   if (all_wrong([](const ShapeFacts& f) { return !f.unwritten && f.shared_nan > 0; }))
-    return fmt::format(
-        "{0} is NaN at {1}{2}, computed from shared memory that no thread wrote (CPU mode fills shared "
-        "memory "
-        "with a NaN of its own before each block, and {0} holds that NaN, not the one it was filled with: "
-        "it was written). A step of the tree reads a slot past what the threads stored, or before they "
-        "stored it: check the loop's bounds and the __syncthreads() between its steps",
-        ex.output, args_of(ex), others(", and at"));
+    return {
+        Cause::unwritten_shared,
+        fmt::format(
+            "{0} is NaN at {1}{2}, computed from shared memory that no thread wrote (CPU mode fills shared "
+            "memory "
+            "with a NaN of its own before each block, and {0} holds that NaN, not the one it was filled "
+            "with: "
+            "it was written). {3}",
+            ex.output, args_of(ex), others(", and at"),
+            fix(Cause::unwritten_shared,
+                "A step of the tree reads a slot past what the threads stored, or before they stored it: "
+                "check the "
+                "loop's bounds and the __syncthreads() between its steps"))};
   // 0 wherever it is wrong: a result never stored, or cleared after.
   if (all_wrong([](const ShapeFacts& f) { return f.unwritten == 0 && f.got == 0; }))
-    return fmt::format(
-        "{0} is 0 at {1}{2} (expected {3:.6g} there): the result is never stored into {0}, or {0} is set to "
-        "0 "
-        "after it is (the kernel that sets {0} to 0 must run before the one that adds to it, both on the "
-        "same stream)",
-        ex.output, args_of(ex), others(", and at"), ex.expected);
+    return {
+        Cause::stores_zero,
+        fmt::format(
+            "{0} is 0 at {1}{2} (expected {3:.6g} there): the result is never stored into {0}, or {0} is set "
+            "to "
+            "0 "
+            "after it is (the kernel that sets {0} to 0 must run before the one that adds to it, both on the "
+            "same stream)",
+            ex.output, args_of(ex), others(", and at"), ex.expected)};
   // Right where the grid has one block, wrong where it has several.
   {
     bool split = true, one = false, several = false;
@@ -776,21 +860,30 @@ std::string single_value_lead(const std::vector<ShapeFacts>& facts, const std::v
       (blocks == 1 ? one : several) = true;
     }
     if (split && one && several)
-      return fmt::format(
-          "only one block's sum reaches {0}: right wherever the grid has one block ({1}), wrong wherever it "
-          "has several (at {2}, {3}; your launch: {4}). Every block must add its partial result to {0}, "
-          "one thread of each block with atomicAdd: not a store (the last block's wins), nor a condition "
-          "that lets only block 0 add",
-          ex.output, right_examples(good), args_of(ex), value_fact(ex), ex.launch);
+      return {
+          Cause::one_block_only,
+          fmt::format(
+              "only one block's sum reaches {0}: right wherever the grid has one block ({1}), wrong wherever "
+              "it "
+              "has several (at {2}, {3}; your launch: {4}). {5}",
+              ex.output, right_examples(good), args_of(ex), value_fact(ex), ex.launch,
+              fix(Cause::one_block_only,
+                  fmt::format("Every block must add its partial result to {}, one thread of each block with "
+                              "atomicAdd: not a store (the last block's wins), nor a condition that lets "
+                              "only block 0 "
+                              "add",
+                              ex.output)))};
   }
   // Right where n is a multiple of the block (or of two or four blocks).
   if (const long long m = dividing_length(facts); m && !good.empty())
-    return fmt::format(
-        "the end of the input: right on every length that is a multiple of {0} ({1}), wrong on every "
-        "other (at {2}, {3}). The values past the last multiple of {0} are lost or counted wrong: check "
-        "that the grid covers the whole input (ceiling division) and the bound of every load (`i < n`, a "
-        "second load at i + blockDim.x included)",
-        m, right_examples(good), args_of(ex), value_fact(ex));
+    return {
+        Cause::input_end,
+        fmt::format(
+            "the end of the input: right on every length that is a multiple of {0} ({1}), wrong on every "
+            "other (at {2}, {3}). The values past the last multiple of {0} are lost or counted wrong: check "
+            "that the grid covers the whole input (ceiling division) and the bound of every load (`i < n`, a "
+            "second load at i + blockDim.x included)",
+            m, right_examples(good), args_of(ex), value_fact(ex))};
   // Only the larger shapes fail.
   if (!good.empty() && !ex.dims.empty()) {
     long long largest_good = 0, smallest_bad = -1;
@@ -800,26 +893,34 @@ std::string single_value_lead(const std::vector<ShapeFacts>& facts, const std::v
       if (!f->dims.empty() && (smallest_bad < 0 || f->dims.front().second < smallest_bad))
         smallest_bad = f->dims.front().second;
     if (largest_good > 1 && smallest_bad > largest_good)
-      return fmt::format(
-          "only the larger lengths are wrong (from {} up; every smaller one is right; at {}, {}): a race "
-          "that "
-          "needs many blocks at once to show (blocks adding to {} without atomicAdd), or an index computed "
-          "in "
-          "int that overflows",
-          args_of(*bad.front()), args_of(ex), value_fact(ex), ex.output);
+      return {
+          Cause::large_shapes_only,
+          fmt::format(
+              "only the larger lengths are wrong (from {} up; every smaller one is right; at {}, {}): a race "
+              "that "
+              "needs many blocks at once to show (blocks adding to {} without atomicAdd), or an index "
+              "computed "
+              "in "
+              "int that overflows",
+              args_of(*bad.front()), args_of(ex), value_fact(ex), ex.output)};
   }
   const bool off = !ex.unwritten && std::isfinite(ex.got);
-  return fmt::format(
-      "{} at {}{}{}. {} is one value computed from "
-      "many: check that every input value is added exactly once (the start and step of the loop over the "
-      "input, "
-      "the bound of every load), that the threads of a block wait for each other (__syncthreads) before "
-      "they read what others wrote, and that every block's partial result reaches {} (atomicAdd)",
-      value_fact(ex), args_of(ex),
-      off ? fmt::format(": {:.3g} too {} (the tolerance at this length is {:.2g})",
-                        std::fabs(ex.got - ex.expected), ex.got < ex.expected ? "small" : "large", ex.allowed)
-          : std::string(),
-      others("; wrong too at"), ex.output, ex.output);
+  return {
+      Cause::wrong_values,
+      fmt::format(
+          "{} at {}{}{}. {} is one value computed from many: {}", value_fact(ex), args_of(ex),
+          off ? fmt::format(": {:.3g} too {} (the tolerance at this length is {:.2g})",
+                            std::fabs(ex.got - ex.expected), ex.got < ex.expected ? "small" : "large",
+                            ex.allowed)
+              : std::string(),
+          others("; wrong too at"), ex.output,
+          fix(Cause::wrong_values,
+              fmt::format(
+                  "check that every input value is added exactly once (the start and step of the loop over "
+                  "the input, the bound of every load), that the threads of a block wait for each other "
+                  "(__syncthreads) before they read what others wrote, and that every block's partial "
+                  "result reaches {} (atomicAdd)",
+                  ex.output)))};
 }
 }  // namespace
 
@@ -850,10 +951,11 @@ void pause(bool paused) {
 }
 
 void launch_failed(const std::string& label, const std::string& error, const std::string& advice,
-                   bool not_implemented) {
+                   bool not_implemented, Cause cause) {
   if (!collecting()) return;
   ShapeFacts& f = shape(label);
   f.launch_failed = true;
+  f.launch_cause = cause;
   f.not_implemented = not_implemented;
   f.launch_error = error;
   f.launch_advice = advice;
@@ -912,7 +1014,8 @@ void input(const std::string& label, const std::string& name, int holds_nan) {
     f.inputs_nan = -1;
 }
 
-void set_lab(const std::string& lab_id, bool cpu_mode) {
+void set_lab(const std::string& lab_id, bool cpu_mode, Words words) {
+  g_lab_words = std::move(words);
   g_lab_id = lab_id;
   g_cpu_mode = cpu_mode;
 }
@@ -1030,13 +1133,15 @@ std::string others_too(const std::vector<const ShapeFacts*>& bad) {
 // passed every check while the zones held a finite float: 0 x finite = 0).
 std::string read_past_end_lead(const ShapeFacts& ex, const std::vector<const ShapeFacts*>& bad) {
   return fmt::format(
-      "{0} is NaN{1}: the kernel read past the end of {2} (a load whose index is not bounded: each load "
-      "tests every index it uses, a tile load both its row and its column). At {3}, {4} of {5} elements of "
+      "{0} is NaN{1}: the kernel read past the end of {2} ({10}). At {3}, {4} of {5} elements of "
       "{6} are NaN{7}{8}. The checks put NaN past the end of every buffer{9}, so a read there poisons every "
       "sum it reaches, even where it is multiplied by 0",
       first_nan(ex), though_inputs_hold_none(ex), inputs_or(ex), args_of(ex), ex.non_finite, ex.elements,
       ex.output, others_too(bad), ex.launch.empty() ? "" : fmt::format(" (your launch: {})", ex.launch),
-      ex.guard_nan > 0 ? fmt::format(", and {}'s NaNs carry its bits", ex.output) : "");
+      ex.guard_nan > 0 ? fmt::format(", and {}'s NaNs carry its bits", ex.output) : "",
+      fix(Cause::reads_past_end,
+          "a load whose index is not bounded: each load tests every index it uses, a tile load both its row "
+          "and its column"));
 }
 
 // CPU mode fills shared memory with a NaN of its own: a NaN computed from
@@ -1046,37 +1151,49 @@ std::string unwritten_shared_lead(const ShapeFacts& ex, const std::vector<const 
   return fmt::format(
       "{0} is NaN, computed from shared memory that no thread wrote: at {1}, {2} of {3} elements of {4} are "
       "NaN{5}. Their bits are those CPU mode fills shared memory with before each block, so the kernel "
-      "stored them: they are not the NaN {4} was filled with. A step reads a shared element that no "
-      "thread stored: a loop that reads past the tile (`k <= TILE`), a tile larger than the block that "
-      "loads it, or a load skipped (a thread that returns, or an `if` without its `else` 0)",
-      first_nan(ex), args_of(ex), ex.non_finite, ex.elements, ex.output, others_too(bad));
+      "stored them: they are not the NaN {4} was filled with. {6}",
+      first_nan(ex), args_of(ex), ex.non_finite, ex.elements, ex.output, others_too(bad),
+      fix(Cause::unwritten_shared,
+          "A step reads a shared element that no thread stored: a loop that reads past the tile (`k <= "
+          "TILE`), a tile larger than the block that loads it, or a load skipped (a thread that returns, or "
+          "an `if` without its `else` 0)"));
 }
 
-std::string lead(const std::vector<ShapeFacts>& facts) {
+Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
+  // The lab's words for this call, on this thread (the grader judges checks
+  // of several labs side by side).
+  struct Scope {
+    const Words* saved = g_words;
+    explicit Scope(const Words* w) { g_words = w ? w : &g_lab_words; }
+    ~Scope() { g_words = saved; }
+  } scope(words);
   std::vector<const ShapeFacts*> bad, good;
   for (const auto& f : facts) (failed(f) ? bad : good).push_back(&f);
-  if (bad.empty()) return "";
+  if (bad.empty()) return {};
   for (const auto* f : bad)
-    if (f->not_implemented) return "";  // the message says what to do
+    if (f->not_implemented) return {Cause::not_implemented, ""};  // the message says what to do
   if (single_value_check(facts)) return single_value_lead(facts, bad, good);
 
   // 1. A launch that fails: the error and the configuration say it all,
   //    unless it is an illegal address and the other failing shapes show
   //    stores in the wrong places: then both are that one mistake.
   for (const auto* f : bad)
-    if (f->launch_failed && f->launch_error.find("cudaErrorIllegalAddress") != std::string::npos &&
+    if (f->launch_failed && f->launch_cause == Cause::illegal_address &&
         f->launch_advice.find(kSharedOverrun) == std::string::npos) {
-      if (const auto pairs = mixed_dims(facts); !pairs.empty()) return mixed_dims_lead(pairs, bad, good, f);
-      if (const ShapeFacts* ex = misplaced_example(bad)) return misplaced_lead(*ex, f);
+      if (const auto pairs = mixed_dims(facts); !pairs.empty())
+        return {Cause::dims_mixed_up, mixed_dims_lead(pairs, bad, good, f)};
+      if (const ShapeFacts* ex = misplaced_example(bad))
+        return {Cause::misplaced_stores, misplaced_lead(*ex, f)};
     }
   // CPU mode stopped the launch at a __syncthreads() that not every thread
   // of a block reaches (simt's words begin the advice): the barrier leads, in
   // the words of the barrier lead below (the grader knows them).
   for (const auto* f : bad)
     if (f->launch_failed && f->launch_advice.rfind(kBarrierNotReached, 0) == 0)
-      return fmt::format("{}: at {}, {}. CPU mode stopped the kernel there ({})", kBarrierNotReached,
-                         args_of(*f), f->launch_advice.substr(std::string(kBarrierNotReached).size() + 2),
-                         f->launch_error);
+      return {Cause::barrier_skipped,
+              fmt::format("{}: at {}, {}. CPU mode stopped the kernel there ({})", kBarrierNotReached,
+                          args_of(*f), f->launch_advice.substr(std::string(kBarrierNotReached).size() + 2),
+                          f->launch_error)};
   for (const auto* f : bad)
     if (f->launch_failed) {
       std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);
@@ -1084,7 +1201,9 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
       std::vector<std::string> fine;
       for (const auto* g : good) fine.push_back(args_of(*g));
       if (!fine.empty() && fine.size() <= 3) s += fmt::format(" (it works at {})", join_names(fine));
-      return s;
+      // simt saw the store past the kernel's shared memory: that is the cause.
+      const bool shared = f->launch_advice.find(kSharedOverrun) != std::string::npos;
+      return {shared ? Cause::shared_overrun : f->launch_cause, s};
     }
 
   // An output that is right only when it starts at 0: the kernel adds to it.
@@ -1092,33 +1211,45 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   // NaN everywhere on a GPU: neither is what happened.
   for (const auto* f : bad)
     if (f->accumulates)
-      return fmt::format(
-          "{0} is right only when it starts at 0: at {1} every element of {0} came back {2}, and the same "
-          "launch "
-          "on a {0} filled with 0 gives the right result. The kernel adds its result to what {0} held "
-          "(`{0}[i] += ...`) instead of storing it; the checks fill every output with NaN before a launch, "
-          "as "
-          "memory from cudaMalloc may hold anything. Accumulate in a local variable and store it with `=`",
-          f->output, args_of(*f), f->unwritten == f->wrong ? "as it was (NaN plus anything is NaN)" : "NaN");
+      return {
+          Cause::accumulates,
+          fmt::format(
+              "{0} is right only when it starts at 0: at {1} every element of {0} came back {2}, and the "
+              "same "
+              "launch "
+              "on a {0} filled with 0 gives the right result. The kernel adds its result to what {0} held "
+              "(`{0}[i] += ...`) instead of storing it; the checks fill every output with NaN before a "
+              "launch, "
+              "as memory from cudaMalloc may hold anything. {3}",
+              f->output, args_of(*f),
+              f->unwritten == f->wrong ? "as it was (NaN plus anything is NaN)" : "NaN",
+              fix(Cause::accumulates, "Accumulate in a local variable and store it with `=`"))};
 
   // 2. Threads that returned before a barrier the rest of their block
   //    reached (CPU mode sees it): their part of the tile is never loaded.
   for (const auto* f : bad)
     if (!f->barrier_skip.empty() && !f->values_ok)
-      return fmt::format(
-          "a __syncthreads() that some threads never reach: at {}, {}. Those threads returned early or "
-          "skipped the barrier inside an `if`, so the block's threads no longer wait for each other there, "
-          "and some read shared memory that is not filled yet. Every thread of a block must reach every "
-          "__syncthreads(): keep each one out of any `if` (or loop, or early `return`) that depends on the "
-          "thread's index, let the threads past the edge of {} run the loop too (loading 0 past the edges), "
-          "and guard only the loads and the store",
-          args_of(*f), f->barrier_skip, f->output.empty() ? std::string("the output") : f->output);
+      return {
+          Cause::barrier_skipped,
+          fmt::format(
+              "a __syncthreads() that some threads never reach: at {}, {}. Those threads returned early or "
+              "skipped the barrier inside an `if`, so the block's threads no longer wait for each other "
+              "there, "
+              "and some read shared memory that is not filled yet. Every thread of a block must reach every "
+              "__syncthreads(): {}",
+              args_of(*f), f->barrier_skip,
+              fix(Cause::barrier_skipped,
+                  fmt::format(
+                      "keep each one out of any `if` (or loop, or early `return`) that depends on the "
+                      "thread's index, let the threads past the edge of {} run the loop too (loading 0 past "
+                      "the edges), and guard only the loads and the store",
+                      f->output.empty() ? std::string("the output") : f->output)))};
 
   // NaN where the inputs hold none, and nothing else wrong: a read past the
   // end of an input (the guard zones hold NaN). Before the split by the
   // tile: a load without its bound is wrong exactly on the ragged shapes.
   if (const ShapeFacts* ex = all_wrong_nan(bad, [](const ShapeFacts& f) { return read_nan(f); }))
-    return read_past_end_lead(*ex, bad);
+    return {Cause::reads_past_end, read_past_end_lead(*ex, bad)};
 
   // 2. The shapes split by a tile size: the boundary checks. Before the
   //    race: a kernel without them also gives different results on a rerun
@@ -1167,15 +1298,21 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
       const std::string out = ex->output.empty() ? std::string("the output") : ex->output;
       const std::string& d = ex->short_loop_dim;
       const long long full = dim_of(*ex), kept = full / t * t;
-      return fmt::format(
-          "the loop over {0} stops before the last, partial tile: at {1} every element of {2} is exactly the "
-          "sum "
-          "of the first {3} of its {4} terms ({0} rounded down to a multiple of {5}), so the last {6} are "
-          "never "
-          "added. Run the loop while the tile's start is below {0} (`t < {0}`, not `t + TILE <= {0}`), "
-          "loading "
-          "0 for the part of the last tile past the end",
-          d, args_of(*ex), out, kept, full, t, full - kept);
+      return {
+          Cause::loop_stops_short,
+          fmt::format(
+              "the loop over {0} stops before the last, partial tile: at {1} every element of {2} is exactly "
+              "the "
+              "sum "
+              "of the first {3} of its {4} terms ({0} rounded down to a multiple of {5}), so the last {6} "
+              "are "
+              "never added. {7}",
+              d, args_of(*ex), out, kept, full, t, full - kept,
+              fix(Cause::loop_stops_short,
+                  fmt::format(
+                      "Run the loop while the tile's start is below {0} (`t < {0}`, not `t + TILE <= {0}`), "
+                      "loading 0 for the part of the last tile past the end",
+                      d)))};
     }
   }
   bool race_signature = !bad.empty();
@@ -1186,16 +1323,17 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   }
   if (race_signature && rerun_differs)
     for (const auto* f : bad)
-      if (f->rerun_changed > 0) return race_lead(*f);
+      if (f->rerun_changed > 0) return {Cause::race, race_lead(*f)};
   // Right wherever written, and what is not written is whole last rows or
   // columns: before the split by the tile (a grid swapped between x and y is
   // right on every square shape, a multiple or not), which would blame the
   // boundary checks.
-  if (const std::string s = unwritten_edge_lead(bad); !s.empty()) return s;
-  if (const std::string s = unwritten_bands_lead(bad); !s.empty()) return s;
+  if (Lead l = unwritten_edge_lead(bad); !l.text.empty()) return l;
+  if (std::string s = unwritten_bands_lead(bad); !s.empty()) return {Cause::rows_skipped, std::move(s)};
   // Right exactly where two dimensions are equal: before the split by the
   // tile, which the labs' square multiples satisfy too.
-  if (const auto pairs = mixed_dims(facts); !pairs.empty()) return mixed_dims_lead(pairs, bad, good, nullptr);
+  if (const auto pairs = mixed_dims(facts); !pairs.empty())
+    return {Cause::dims_mixed_up, mixed_dims_lead(pairs, bad, good, nullptr)};
   if (const long long t = dividing_tile(facts); t && bad.size() < facts.size()) {
     const auto dims = ragged_in_every_failure(facts, t);
     std::vector<std::string> all;
@@ -1229,14 +1367,16 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
                           : "one is",
         which, args_of(*example));
     if (one_dim)
-      s += fmt::format(
-          ". The loop over {0} in steps of the tile must load 0 for the part of the last tile past the end "
-          "(and "
-          "still reach every __syncthreads)",
-          dims.front());
+      s += ". " +
+           fix(Cause::boundary_checks,
+               fmt::format("The loop over {0} in steps of the tile must load 0 for the part of the last "
+                           "tile past the end (and still reach every __syncthreads)",
+                           dims.front()));
     else
-      s += ": threads of the last partial tile must load 0 for elements past the edge of the inputs, and "
-           "store only inside the output";
+      s +=
+          ": " + fix(Cause::boundary_checks,
+                     "threads of the last partial tile must load 0 for elements past the edge of the inputs, "
+                     "and store only inside the output");
     bool wrote_outside = false, changes = false;
     for (const auto* f : bad) wrote_outside |= !f->memory.empty(), changes |= f->rerun_changed > 0;
     // The fact itself: the per-shape lines under the lead need not hold it
@@ -1251,7 +1391,7 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
     if (changes)
       s += ". (The wrong values even change from run to run: the threads past the edge read memory outside "
            "the inputs.)";
-    return s;
+    return {Cause::boundary_checks, s};
   }
 
   // A kernel that writes into its inputs: that explains wrong values and
@@ -1259,25 +1399,26 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   for (const auto* f : bad)
     for (const auto& m : f->memory)
       if (m.find("changed the input") != std::string::npos)
-        return fmt::format(
-            "at {} {}. A kernel that writes into its inputs also computes from values it "
-            "changed (and from different ones each run): check every store's index",
-            args_of(*f), m);
+        return {Cause::writes_input,
+                fmt::format("at {} {}. A kernel that writes into its inputs also computes from values it "
+                            "changed (and from different ones each run): check every store's index",
+                            args_of(*f), m)};
 
   // Threads past the edge that store, past the end and into other
   // elements: before the race, as two of them may store into one element
   // (on an H100 the off-by-one variant's rerun changed 10 elements).
-  if (const std::string s = edge_threads_store_lead(bad); !s.empty()) return s;
+  if (std::string s = edge_threads_store_lead(bad); !s.empty())
+    return {Cause::edge_threads_store, std::move(s)};
 
   // 3. Different results on the same inputs: a race, whatever the pattern
   //    (unless the shapes split by the tile, above: threads past the edge then
   //    read memory outside the inputs, whose contents change between runs).
   for (const auto* f : bad)
-    if (f->rerun_changed > 0) return race_lead(*f);
+    if (f->rerun_changed > 0) return {Cause::race, race_lead(*f)};
   // NaN with the bits of CPU mode's shared-memory fill: computed from shared
   // memory no thread wrote (not a race: the same on a rerun).
   if (const ShapeFacts* ex = all_wrong_nan(bad, [](const ShapeFacts& f) { return f.shared_nan > 0; }))
-    return unwritten_shared_lead(*ex, bad);
+    return {Cause::unwritten_shared, unwritten_shared_lead(*ex, bad)};
 
   // 4. Writes outside the buffers or changed inputs, with right values.
   //    Where another failing shape has wrong values, "the values are right"
@@ -1288,20 +1429,25 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
     if (!f->values_ok && f->compared && f->wrong > 0 && !wrong_values) wrong_values = f;
   for (const auto* f : bad)
     if (!f->memory.empty() && f->values_ok && wrong_values)
-      return fmt::format(
-          "threads write outside the buffers, and values are wrong: at {} the values are right but the "
-          "kernel "
-          "{}, and at {} {} of {} elements of {} are wrong. A thread whose index is past the end of a buffer "
-          "must not write or compute: check the condition before every store",
-          args_of(*f), outside_fact(*f), args_of(*wrong_values), wrong_values->wrong, wrong_values->elements,
-          wrong_values->output);
+      return {
+          Cause::writes_outside,
+          fmt::format(
+              "threads write outside the buffers, and values are wrong: at {} the values are right but the "
+              "kernel "
+              "{}, and at {} {} of {} elements of {} are wrong. {}",
+              args_of(*f), outside_fact(*f), args_of(*wrong_values), wrong_values->wrong,
+              wrong_values->elements, wrong_values->output,
+              fix(Cause::writes_outside,
+                  "A thread whose index is past the end of a buffer must not write or compute: check the "
+                  "condition before every store"))};
   for (const auto* f : bad)
     if (!f->memory.empty() && f->values_ok)
-      return fmt::format(
-          "the values are right, but at {} {}. A thread whose index is past the end of a "
-          "buffer must not write, and inputs are read-only: check the condition before every "
-          "store",
-          args_of(*f), f->memory.front());
+      return {Cause::writes_outside,
+              fmt::format("the values are right, but at {} {}. {}", args_of(*f), f->memory.front(),
+                          fix(Cause::writes_outside,
+                              "A thread whose index is past the end of a buffer must not write, and inputs "
+                              "are read-only: "
+                              "check the condition before every store"))};
 
   // 5. The pattern of the wrong values, the same at every failing shape.
   auto all_bad = [&](auto pred) {
@@ -1311,9 +1457,10 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
   };
   const ShapeFacts& ex = *bad.front();
   if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::transposed; }))
-    return fmt::format(
-        "{} holds the transpose of the expected result at {}: a row and a column index are swapped",
-        ex.output, args_of(ex));
+    return {Cause::transposed,
+            fmt::format(
+                "{} holds the transpose of the expected result at {}: a row and a column index are swapped",
+                ex.output, args_of(ex))};
   if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::never_written; })) {
     const std::string others =
         bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "";
@@ -1322,60 +1469,76 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
     // 2026-11-25) stored NaN computed from the tile's unfilled part, which
     // reads exactly as the output's fill.
     if (!ex.launch.empty())
-      return fmt::format(
-          "no element of {0} is written at {1}{2}, though the kernel ran (your launch: {3}): every element "
-          "still holds the NaN {0} was filled with. Either no thread reaches the store (a condition none "
-          "of them meets), or each stores NaN computed from shared memory that no thread filled (a loop "
-          "that reads past the tile, `k <= TILE`, or a tile larger than the block that loads it)",
-          ex.output, args_of(ex), others, ex.launch);
-    return fmt::format(
-        "no element of {} is written at {}{}: does the launcher launch the kernel, with a grid that is not "
-        "empty, and does the kernel store its result?",
-        ex.output, args_of(ex), others);
+      return {
+          Cause::never_written,
+          fmt::format(
+              "no element of {0} is written at {1}{2}, though the kernel ran (your launch: {3}): every "
+              "element "
+              "still holds the NaN {0} was filled with. Either no thread reaches the store (a condition none "
+              "of them meets), or each stores NaN computed from shared memory that no thread filled (a loop "
+              "that reads past the tile, `k <= TILE`, or a tile larger than the block that loads it)",
+              ex.output, args_of(ex), others, ex.launch)};
+    return {Cause::never_written, fmt::format("no element of {} is written at {}{}: does the launcher launch "
+                                              "the kernel, with a grid that is not "
+                                              "empty, and does the kernel store its result?",
+                                              ex.output, args_of(ex), others)};
   }
   // Every element written and wrong is exactly 0, at every failing shape:
   // not an index error (those move values around), a result never stored
   // (gallery 53: a launcher that only clears C).
   if (all_bad(
           [](const ShapeFacts& f) { return f.wrong > f.unwritten && f.wrong_zero == f.wrong - f.unwritten; }))
-    return fmt::format(
-        "{} holds 0 wherever it is wrong at {}{}: the kernel stores 0 instead of its result (an accumulator "
-        "that is never added to, or declared int, which truncates each small product to 0; a store before "
-        "the loop; or a launcher that only clears {})",
-        ex.output, args_of(ex),
-        bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
-        ex.output);
+    return {Cause::stores_zero,
+            fmt::format(
+                "{} holds 0 wherever it is wrong at {}{}: the kernel stores 0 instead of its result (an "
+                "accumulator "
+                "that is never added to, or declared int, which truncates each small product to 0; a store "
+                "before "
+                "the loop; or a launcher that only clears {})",
+                ex.output, args_of(ex),
+                bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
+                ex.output)};
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; })) {
     // With the reference's own grid and blocks, threads ran for the
     // unwritten end: an unseen transpose whose second phase kept in's block
     // offsets (H100, 2026-11-25) was told "the grid does not cover" at 33 x 65.
     if (const std::string cfg = launch_config(ex.launch);
         !cfg.empty() && cfg == launch_config(ex.reference_launch))
-      return fmt::format(
-          "{} at {}, all at its end{}, though your grid and blocks are the reference "
-          "solution's ({}), so threads ran for every element: their index does not reach the last ones. Look "
-          "for an offset taken from the wrong block index (blockIdx.x where blockIdx.y belongs, or a tile's "
-          "offset not swapped where the tile is stored transposed) or a condition before the store that "
-          "compares with the wrong dimension",
-          never_written(ex.unwritten, ex.output), args_of(ex),
-          ex.wrong > ex.unwritten ? fmt::format(", and {} more are wrong", ex.wrong - ex.unwritten) : "",
-          cfg);
-    return fmt::format(
-        "the grid does not cover all of {}: at {} the last {} never written, so no thread was launched for "
-        "them. Compute the grid by ceiling division, (n + block - 1) / block, in each dimension",
-        ex.output, args_of(ex), ex.unwritten == 1 ? "element is" : "elements are");
+      return {
+          Cause::index_misses_end,
+          fmt::format(
+              "{} at {}, all at its end{}, though your grid and blocks are the reference "
+              "solution's ({}), so threads ran for every element: their index does not reach the last ones. "
+              "Look "
+              "for an offset taken from the wrong block index (blockIdx.x where blockIdx.y belongs, or a "
+              "tile's "
+              "offset not swapped where the tile is stored transposed) or a condition before the store that "
+              "compares with the wrong dimension",
+              never_written(ex.unwritten, ex.output), args_of(ex),
+              ex.wrong > ex.unwritten ? fmt::format(", and {} more are wrong", ex.wrong - ex.unwritten) : "",
+              cfg)};
+    return {
+        Cause::grid_short,
+        fmt::format("the grid does not cover all of {}: at {} the last {} never written, so no thread was "
+                    "launched for "
+                    "them. {}",
+                    ex.output, args_of(ex), ex.unwritten == 1 ? "element is" : "elements are",
+                    fix(Cause::grid_short,
+                        "Compute the grid by ceiling division, (n + block - 1) / block, in each dimension"))};
   }
-  if (const ShapeFacts* m = misplaced_example(bad)) return misplaced_lead(*m, nullptr);
+  if (const ShapeFacts* m = misplaced_example(bad))
+    return {Cause::misplaced_stores, misplaced_lead(*m, nullptr)};
   if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0; }))
-    return fmt::format(
-        "{} at {}, at scattered positions rather than whole last rows or columns: some threads return (or "
-        "skip their store) before writing, or read shared memory that was never filled",
-        never_written(ex.unwritten, ex.output), args_of(ex));
+    return {Cause::scattered_unwritten,
+            fmt::format("{} at {}, at scattered positions rather than whole last rows or columns: some "
+                        "threads return (or "
+                        "skip their store) before writing, or read shared memory that was never filled",
+                        never_written(ex.unwritten, ex.output), args_of(ex))};
   // Only one tile's worth along some dimension counts.
   {
     long long side = 0;
     if (const auto names = one_tile_dims(facts, side); !names.empty())
-      return one_tile_lead(names, side, bad, good);
+      return {Cause::one_tile_only, one_tile_lead(names, side, bad, good)};
   }
   // Only the larger shapes fail.
   if (!good.empty()) {
@@ -1387,39 +1550,80 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
     bool sizes_known = true;
     for (const auto& f : facts) sizes_known &= f.compared && f.elements > 0;
     if (sizes_known && largest_good > 0 && smallest_bad > largest_good)
-      return fmt::format(
-          "only the larger shapes are wrong (from {} up; every smaller one is right): a race that needs many "
-          "blocks in flight to show (a missing __syncthreads), or an index computed in int that overflows",
-          args_of(ex));
+      return {Cause::large_shapes_only, fmt::format("only the larger shapes are wrong (from {} up; every "
+                                                    "smaller one is right): a race that needs many "
+                                                    "blocks in flight to show (a missing __syncthreads), or "
+                                                    "an index computed in int that overflows",
+                                                    args_of(ex))};
   }
   if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::everywhere; }))
-    return fmt::format(
-        "(nearly) every element of {} is wrong at {}{}: check the index arithmetic (row * width + col, with "
-        "the right width for each matrix) and the loop bounds",
-        ex.output, args_of(ex), good.empty() ? ", and at every shape" : "");
+    return {Cause::index_arithmetic,
+            fmt::format("(nearly) every element of {} is wrong at {}{}: {}", ex.output, args_of(ex),
+                        good.empty() ? ", and at every shape" : "",
+                        fix(Cause::index_arithmetic,
+                            "check the index arithmetic (row * width + col, with the right width for each "
+                            "matrix) and the "
+                            "loop bounds"))};
   if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::boundary; }))
-    return fmt::format(
-        "only elements in the last partial tile of {} are wrong at {}: check the boundary conditions for "
-        "sizes "
-        "that are not a multiple of the tile",
-        ex.output, args_of(ex));
+    return {Cause::boundary_checks,
+            fmt::format("only elements in the last partial tile of {} are wrong at {}: {}", ex.output,
+                        args_of(ex),
+                        fix(Cause::boundary_checks,
+                            "check the boundary conditions for sizes that are not a multiple of the tile"))};
   // Most elements wrong at every failing shape, the same on a rerun: values
   // in the wrong places or computed from the wrong elements, not a few
   // threads at the edges (a tile not transposed in shared memory: all but
   // its diagonal; a row-major index with the wrong width on a ragged shape).
   if (all_bad([](const ShapeFacts& f) { return f.rerun_changed <= 0 && f.wrong * 4 >= f.elements * 3; }))
-    return fmt::format(
-        "most of {} is wrong at every failing shape ({} of {} elements at {}), the same on a rerun: the "
-        "values "
-        "land in the wrong places or are computed from the wrong elements. Check the index arithmetic (row * "
-        "width + col, with the right width for each matrix, and which index a shared-memory tile is read "
-        "with)",
-        ex.output, ex.wrong, ex.elements, args_of(ex));
-  return fmt::format(
-      "{} of {} elements of {} are wrong at {}, here and there{}: look first for an off-by-one at the tile "
-      "edges, then for a race (a missing __syncthreads)",
-      ex.wrong, ex.elements, ex.output, args_of(ex),
-      ex.rerun_changed == 0 ? " (a rerun on the same inputs gave the same result)" : "");
+    return {
+        Cause::index_arithmetic,
+        fmt::format(
+            "most of {} is wrong at every failing shape ({} of {} elements at {}), the same on a rerun: the "
+            "values land in the wrong places or are computed from the wrong elements. {}",
+            ex.output, ex.wrong, ex.elements, args_of(ex),
+            fix(Cause::index_arithmetic,
+                "Check the index arithmetic (row * width + col, with the right width for each matrix, and "
+                "which "
+                "index a shared-memory tile is read with)"))};
+  return {
+      Cause::wrong_values,
+      fmt::format(
+          "{} of {} elements of {} are wrong at {}, here and there{}: {}", ex.wrong, ex.elements, ex.output,
+          args_of(ex), ex.rerun_changed == 0 ? " (a rerun on the same inputs gave the same result)" : "",
+          fix(Cause::wrong_values,
+              "look first for an off-by-one at the tile edges, then for a race (a missing __syncthreads)"))};
+}
+
+std::string lead(const std::vector<ShapeFacts>& facts) {
+  return diagnose(facts).text;
+}
+
+bool takes_words(Cause cause) {
+  // Every cause a lead above passes through fix().
+  switch (cause) {
+    case Cause::race:
+    case Cause::barrier_skipped:
+    case Cause::unwritten_shared:
+    case Cause::grid_short:
+    case Cause::off_by_one_store:
+    case Cause::rows_skipped:
+    case Cause::misplaced_stores:
+    case Cause::dims_mixed_up:
+    case Cause::index_arithmetic:
+    case Cause::boundary_checks:
+    case Cause::loop_stops_short:
+    case Cause::reads_past_end:
+    case Cause::edge_threads_store:
+    case Cause::writes_outside:
+    case Cause::accumulates:
+    case Cause::one_tile_only:
+    case Cause::one_block_only:
+    case Cause::stores_per_block:
+    case Cause::wrong_values:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace cudalab::diagnosis

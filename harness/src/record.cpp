@@ -111,11 +111,14 @@ void end_check(bool passed, double seconds) {
                                 : passed          ? Verdict::pass
                                                   : Verdict::fail);
   // One cause first, from all the shapes the check ran (diagnosis.h).
-  if (!passed)
-    if (const std::string lead = diagnosis::lead(diagnosis::facts()); !lead.empty()) {
-      s.check["diagnosis"] = lead;
-      s.check["failures"].insert(s.check["failures"].begin(), "Diagnosis: " + lead + ".");
+  if (!passed) {
+    const diagnosis::Lead lead = diagnosis::diagnose(diagnosis::facts());
+    if (lead.cause != Cause::none) s.check["cause"] = spelling(lead.cause);
+    if (!lead.text.empty()) {
+      s.check["diagnosis"] = lead.text;
+      s.check["failures"].insert(s.check["failures"].begin(), "Diagnosis: " + lead.text + ".");
     }
+  }
   diagnosis::end();
   s.check["seconds"] = seconds;
   (not_run && passed ? s.not_run : s.run) += 1;

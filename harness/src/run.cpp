@@ -135,6 +135,22 @@ std::string describe_launch(const LaunchSeen& l) {
   return s + ">>>";
 }
 
+namespace {
+
+// The cause a failed launch's values and error name (vocabulary.h), read
+// from the numbers, as configuration_problem words them.
+Cause launch_cause(const LaunchSeen* l, cudaError_t e) {
+  if (e == cudaErrorIllegalAddress) return Cause::illegal_address;
+  if (!l) return Cause::launch_fails;
+  const dim3 g = l->grid, b = l->block;
+  if (g.x == 0 || g.y == 0 || g.z == 0) return Cause::empty_grid;
+  if (b.x == 0 || b.y == 0 || b.z == 0 || 1ULL * b.x * b.y * b.z > 1024 || b.z > 64)
+    return Cause::block_too_large;
+  return Cause::launch_fails;
+}
+
+}  // namespace
+
 std::string configuration_problem(const LaunchSeen& l) {
   const dim3 g = l.grid, b = l.block;
   const unsigned long long threads = 1ULL * b.x * b.y * b.z;
@@ -192,6 +208,7 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
         break;
       }
     std::string advice = advice_for(e), yours;
+    const LaunchSeen* launch_for_cause = launch;
     if (launch) {
       yours = fmt::format(" Your launch: {}.", describe_launch(*launch));
       if (const std::string p = configuration_problem(*launch); !p.empty()) advice = p;
@@ -200,6 +217,10 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     // CPU mode: simt checked the configuration itself and says what it saw
     // ("the grid (0, 1, 1) has a dimension of 0").
     const std::string& detail = simt::last_error_detail();
+    // The launch CPU mode refused, as numbers: no launch passes the GPU's
+    // launch wrapper here.
+    LaunchSeen simulated{};
+    if (!launch && simt::last_launch_config(simulated.grid, simulated.block)) launch_for_cause = &simulated;
     if (!detail.empty() && (e == cudaErrorInvalidValue || e == cudaErrorInvalidConfiguration)) {
       yours = " " + detail + ".";
       if (detail.find("dimension of 0") != std::string::npos)
@@ -233,7 +254,7 @@ LaunchOutcome run_launcher(const std::string& what, const std::function<void()>&
     diagnosis::launch_failed(
         what, fmt::format("{}: {}", when, error_label(e)),
         advice + (launch ? fmt::format(" (your launch: {})", describe_launch(*launch)) : std::string()),
-        false);
+        false, launch_cause(launch_for_cause, e));
     if (out.context_lost && lost_reason().empty()) lost_reason() = out.message;
   };
   if (context_lost()) {

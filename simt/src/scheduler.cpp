@@ -196,7 +196,10 @@ struct SharedArena {
 // configuration and the first skipped barrier after its launcher ran (they
 // span the launcher's launches), and a warning is given once per process.
 struct Reports {
-  std::string last_launch;   // take_last_launch()
+  std::string last_launch;  // take_last_launch()
+  // The last launch's grid and block as numbers (last_launch_config).
+  dim3 last_grid, last_block;
+  bool have_config = false;
   std::string barrier_skip;  // take_barrier_skip()
   std::set<std::string> warned;
 };
@@ -893,6 +896,13 @@ void set_after_launch(void (*hook)()) {
   g_after_launch = hook;
 }
 
+bool last_launch_config(dim3& grid, dim3& block) {
+  const auto& r = detail::g_scheduler.reports;
+  if (!r.have_config) return false;
+  grid = r.last_grid, block = r.last_block;
+  return true;
+}
+
 std::string take_last_launch() {
   std::string s;
   s.swap(detail::g_scheduler.reports.last_launch);
@@ -917,6 +927,8 @@ void launch_erased(const Site& site, const Config& cfg, const void* kernel, Thre
       std::to_string(cfg.grid.y) + ", " + std::to_string(cfg.grid.z) + "), block (" +
       std::to_string(cfg.block.x) + ", " + std::to_string(cfg.block.y) + ", " + std::to_string(cfg.block.z) +
       ")" + (cfg.smem ? ", " + std::to_string(cfg.smem) + " bytes of shared memory" : std::string()) + ">>>";
+  g_scheduler.reports.last_grid = cfg.grid, g_scheduler.reports.last_block = cfg.block;
+  g_scheduler.reports.have_config = true;
   std::string why;
   if (cudaError_t e = check_config(cfg, why)) {
     set_detail(std::string(site.kernel) + " at " + site.file + ":" + std::to_string(site.line) + ": " + why);

@@ -33,8 +33,10 @@ An entry's [expect] may also bound its points: max_points (a number) and
 twin (another entry, the same kernel without the trick, graded in the same
 run; --only brings it along): the lab's points in grade.json must be no
 more than either. `says` may be a list of phrases, each of which must appear.
-`leads` is a phrase the failed check's leading "Diagnosis:" line must hold, and
-a failed check must never show more than one cause. `never_says` is a phrase
+`leads` is a phrase the failed check's leading "Diagnosis:" line must hold,
+`cause` the cause id grade.json must keep for that check (the closed list of
+harness/include/cudalab/vocabulary.h), and a failed check must never show
+more than one cause. `never_says` is a phrase
 (or a list) that must appear nowhere in the submission's grade.json (of which
 every other result file is a view), and `max_seconds` bounds its grading
 time (grade.json's seconds).
@@ -62,7 +64,8 @@ import zipfile
 STATUSES = {"graded", "missing", "build_failed", "rejected", "not_run"}
 VERDICTS = {"pass", "fail", "timeout", "crash", "not_run"}
 ENTRY_KEYS = {"description", "lab", "gpu", "archive", "create", "listen", "expect", "expect_cpu"}
-EXPECT_KEYS = {"status", "check", "verdict", "says", "leads", "max_points", "twin", "never_says", "max_seconds"}
+EXPECT_KEYS = {"status", "check", "verdict", "says", "leads", "cause", "max_points", "twin", "never_says",
+               "max_seconds"}
 EXPECT_CPU_KEYS = EXPECT_KEYS | {"why"}
 CREATE_KEYS = {"path", "from", "text", "size", "symlink", "pad_to", "count"}
 SEED = 424242
@@ -351,6 +354,7 @@ class Row:
         self.problems = []
         self.points = None  # the lab's points in grade.json, where its checks ran
         self.lead = ""  # the failed check's lead (lead_of), for --table
+        self.cause = ""  # the cause id grade.json keeps for that check
 
     def fail(self, why):
         self.state = "fail"
@@ -367,7 +371,7 @@ def expectation(entry, labs, mode):
     if "status" in xc and "graded" not in xc["status"]:
         # Not graded in CPU mode (e.g. it does not build there): the GPU's
         # check, verdict and message do not apply unless [expect_cpu] says them.
-        for k in ("check", "verdict", "says", "leads"):
+        for k in ("check", "verdict", "says", "leads", "cause"):
             x.pop(k, None)
     x.update({k: v for k, v in xc.items() if k != "why"})
     if "check" in x and labs[entry["lab"]]["kinds"][x["check"]] == "speed" and "verdict" not in xc:
@@ -376,6 +380,7 @@ def expectation(entry, labs, mode):
         if "says" not in xc:
             x.pop("says", None)
         x.pop("leads", None)
+        x.pop("cause", None)
     return x
 
 
@@ -513,6 +518,9 @@ def judge(entry, out_dir, labs, mode, src, work):
         causes = text.count("Diagnosis:") + text.count("Likely cause:")
         if causes > 1:
             row.fail(f"{x.get('check')}: the message gives {causes} causes; a student should read one")
+        row.cause = test.get("cause", "")
+        if x.get("cause") and row.cause != x["cause"]:
+            row.fail(f"{x.get('check')}: the cause is {row.cause or '(none)'}, expected {x['cause']}")
         if x.get("leads"):
             if not contains(row.lead, x["leads"]):
                 row.fail(f"the lead does not say \"{x['leads']}\": {row.lead[:200]}")
@@ -696,8 +704,9 @@ def write_table(path, rows, labs, mode):
     def cell(text):
         return text.replace("|", "\\|").replace("\n", " ")[:230]
     with open(path, "w") as f:
-        f.write("| entry | check | expected | got | expected lead | lead (what the student reads first) | row |\n"
-                "|---|---|---|---|---|---|---|\n")
+        f.write("| entry | check | expected | got | expected cause | cause | expected lead | "
+                "lead (what the student reads first) | row |\n"
+                "|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             x = expectation(r.entry, labs, mode)
             want = "/".join(x["status"]) + (f" {x['verdict']}" if "verdict" in x else "")
@@ -705,6 +714,7 @@ def write_table(path, rows, labs, mode):
             expected_lead = x.get("leads") or (says if isinstance(says, str) else says[0])
             problems = ": " + cell("; ".join(r.problems)) if r.problems else ""
             f.write(f"| {r.entry['name']} | {x.get('check', '')} | {cell(want)} | {cell(r.got)} | "
+                    f"{x.get('cause', '')} | {r.cause} | "
                     f"{cell(expected_lead)} | {cell(r.lead or r.message)} | {r.state}{problems} |\n")
 
 

@@ -6,7 +6,8 @@
 Reads BUILD_DIR/meson-logs/testlog.json after `meson test` ran the variants
 (`cudalab expect`, one test per variant and mode) and, for each check a
 variant expects to fail or that failed, prints: the variant, the mode, the
-check, the verdict expected and got, the lead its expect.toml names
+check, the verdict expected and got, the cause id expected (`cause`) and the
+one its diagnosis named, the lead its expect.toml names
 (`leads`), the lead the check printed (grader/expect.h's leading_line: the
 "Diagnosis:" line, else the message's first line), and the test's result.
 A variant test already fails when its lead does not say `leads` or a check
@@ -31,7 +32,7 @@ def expectations(variants_dir, variant, cpu):
     for section in ("expect", "expect_cpu") if cpu else ("expect",):
         for check, v in doc.get(section, {}).items():
             v = {"verdict": v} if isinstance(v, str) else v
-            out[check] = (v.get("verdict", ""), v.get("leads", ""))
+            out[check] = (v.get("verdict", ""), v.get("leads", ""), v.get("cause", ""))
     return out
 
 
@@ -45,8 +46,9 @@ def main():
     ap.add_argument("--out", help="write the table here (default: standard output)")
     a = ap.parse_args()
     variants_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)))
-    lines = ["| variant | mode | check | expected | got | expected lead | lead (what the student reads first) | test |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| variant | mode | check | expected | got | expected cause | cause | expected lead | "
+             "lead (what the student reads first) | test |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     failed = 0
     with open(os.path.join(a.build_dir, "meson-logs", "testlog.json")) as f:
         tests = [json.loads(l) for l in f if l.strip()]
@@ -67,7 +69,11 @@ def main():
             if r["expected"] == r["got"] and r["got"] in ("pass", "not_run"):
                 continue
             message = r["message"].removeprefix("MISMATCH: ")
+            cause = ""
+            if c := re.match(r"^\[(\w+)\] ", message):
+                cause, message = c.group(1), message[c.end():]
             lines.append(f"| {variant} | {'CPU' if cpu else 'GPU'} | {r['check']} | {r['expected']} | {r['got']} | "
+                         f"{expected[r['check']][2]} | {cause} | "
                          f"{cell(expected[r['check']][1])} | {cell(message)} | {result} |")
     text = "\n".join(lines) + "\n"
     if a.out:

@@ -18,13 +18,20 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "cudalab/compare.h"
+#include "cudalab/vocabulary.h"
 
 namespace cudalab::diagnosis {
+
+// A lab's words for the fix of each cause (lab.toml's [diagnosis]): where a
+// lead names a fix, the lab's words for its cause replace the general ones
+// (a histogram lab never hears of tiles or of M, N and K).
+using Words = std::map<Cause, std::string>;
 
 // What one launch of a check showed. `label` is the launch's
 // "launcher(M=17 N=33 K=9)"; its "name=value" pairs are the shape's dimensions.
@@ -33,8 +40,9 @@ struct ShapeFacts {
   std::vector<std::pair<std::string, long long>> dims;
   bool launch_failed = false;
   bool not_implemented = false;
-  std::string launch_error;   // "invalid argument (cudaErrorInvalidValue)"
-  std::string launch_advice;  // the cause for that error, the launch configuration named
+  std::string launch_error;                  // "invalid argument (cudaErrorInvalidValue)"
+  std::string launch_advice;                 // the cause for that error, the launch configuration named
+  Cause launch_cause = Cause::launch_fails;  // what the launch's values and error say it was
   bool compared = false;
   bool values_ok = true;
   std::string output;  // the first wrong output's name
@@ -105,7 +113,7 @@ inline constexpr const char* kRacecheckAdvice = " `./cudalab test LAB --sanitize
 std::string racecheck_advice();
 // The lab the running test binary checks, and whether it runs in CPU mode
 // (the test main sets them; the grader judging evidence leaves them).
-void set_lab(const std::string& lab_id, bool cpu_mode);
+void set_lab(const std::string& lab_id, bool cpu_mode, Words words = {});
 // In CPU mode, the words that begin simt's launch error for a __syncthreads()
 // that not every thread of a block reaches (simt/src/scheduler.cpp
 // barrier_not_reached): such a launch leads with that barrier, as a barrier
@@ -114,7 +122,7 @@ inline constexpr const char* kBarrierNotReached = "a __syncthreads() that some t
 
 // The hooks (run.cpp, compare.cpp): each adds to the shape of its label.
 void launch_failed(const std::string& label, const std::string& error, const std::string& advice,
-                   bool not_implemented);
+                   bool not_implemented, Cause cause = Cause::launch_fails);
 void compared(const std::string& label, const Comparison& c);
 void memory(const std::string& label, const std::vector<std::string>& problems);
 // An input of the launch, and whether its values hold a NaN or Inf (-1: not known).
@@ -139,8 +147,23 @@ bool rerun_done();
 // The collected facts, in the order the shapes ran.
 const std::vector<ShapeFacts>& facts();
 
-// The leading diagnosis for these facts ("" when there is nothing to add, e.g.
-// the launcher is not implemented yet). Pure: unit-tested on made-up facts.
+// The leading diagnosis: its cause from the closed list (vocabulary.h) and
+// the sentence a student reads, with the facts that decide it. Views group by
+// the cause and print the text; nothing reads the cause back out of the text.
+struct Lead {
+  Cause cause = Cause::none;
+  std::string text;  // no "Diagnosis: " prefix, no final period
+};
+// The leading diagnosis for these facts (no text when there is nothing to
+// add: none where nothing failed, not_implemented where the launcher still
+// says so, its message says what to do). Pure: unit-tested on made-up facts.
+// Whether a lead of `cause` ends with a fix that a lab's words replace: the
+// causes lab.toml's [diagnosis] may name (the others' words are facts: a
+// launch's configuration, a value never written).
+bool takes_words(Cause cause);
+// `words`: the lab's (nullptr: the test process's, set_lab).
+Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words = nullptr);
+// Its text alone.
 std::string lead(const std::vector<ShapeFacts>& facts);
 
 // "M=17 N=33 K=9" -> {{"M",17},{"N",33},{"K",9}} (anything else is skipped).

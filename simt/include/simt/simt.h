@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "vector_types.h"
+
 namespace simt {
 
 // --- schedule: the order in which the fibers of a block run between barriers.
@@ -29,6 +31,9 @@ const std::string& last_error_detail();
 // last call, as the harness describes a GPU launch: "matmul_tiled_kernel<<<grid
 // (3, 2, 1), block (16, 16, 1)>>>", then forgotten; "" if none.
 std::string take_last_launch();
+// The last launch's grid and block (run or refused), as numbers: false if
+// none since the process began (or reset_for_tests).
+bool last_launch_config(dim3& grid, dim3& block);
 
 // The first __syncthreads() since the last call that some threads of a block
 // never reached because they had returned before it while the others waited

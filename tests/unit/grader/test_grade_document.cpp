@@ -31,6 +31,7 @@ SubmissionGrade graded(const LabSpec& spec, const LabSpec& other) {
   sq.id = "square", sq.name = spec.checks[0].name, sq.kind = CheckKind::correctness;
   sq.verdict = Verdict::fail;
   sq.failures = {"Diagnosis: the boundary checks.", "C[1][2] = 3 (expected 4) <here>"};
+  sq.cause = Cause::boundary_checks;
   sq.notes = {"shape 17x17"};
   sq.output = "printed \"text\"";
   CheckResult fast;
@@ -153,10 +154,16 @@ TEST_CASE("A grade document of another format, or with a bad field, is refused w
   const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
   const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));
   std::string error;
-  nlohmann::json v2 = j;
-  v2["format"] = "cudalab-grade/2";
-  CHECK_FALSE(grade_document_from_json(v2, error));
-  CHECK(error == "grade document of format \"cudalab-grade/2\"; this cudalab reads \"cudalab-grade/1\" only");
+  nlohmann::json v3 = j;
+  v3["format"] = "cudalab-grade/3";
+  CHECK_FALSE(grade_document_from_json(v3, error));
+  CHECK(error ==
+        "grade document of format \"cudalab-grade/3\"; this cudalab reads \"cudalab-grade/2\" and "
+        "\"cudalab-grade/1\"");
+  nlohmann::json cause = j;
+  cause["labs"][0]["checks"][0]["cause"] = "the boundary checks";  // a title, not a spelling
+  CHECK_FALSE(grade_document_from_json(cause, error));
+  CHECK(error.find("grade.labs[0].checks[0].cause is \"the boundary checks\", not one of none,") == 0);
   CHECK_FALSE(grade_document_from_json(nlohmann::json::parse(R"({"score": 3})"), error));
   CHECK(error.find("no \"format\"") != std::string::npos);
   nlohmann::json verdict = j;
@@ -171,6 +178,52 @@ TEST_CASE("A grade document of another format, or with a bad field, is refused w
   wrong["score"] = "60";
   CHECK_FALSE(grade_document_from_json(wrong, error));
   CHECK(error == "grade.score must be a number");
+}
+
+TEST_CASE("A failing check's cause is kept in the grade, and a grade of the first format reads as unrecorded",
+          "[grade-document][grader]") {
+  const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
+  SubmissionGrade g = graded(spec, other);
+  // A timeout without a diagnosis is a cause too; a pass has none.
+  CheckResult r = g.labs[0].results[1].result();
+  REQUIRE(r.verdict == Verdict::pass);
+  CHECK(cause_of(r) == Cause::none);
+  r.cause = Cause::race;  // a pass keeps none, whatever a process said
+  CHECK(cause_of(r) == Cause::none);
+  r.verdict = Verdict::timeout, r.cause = Cause::none;
+  CHECK(cause_of(r) == Cause::slow);  // a speed check's timed runs that ran out of time
+  r.kind = CheckKind::correctness;
+  CHECK(cause_of(r) == Cause::timeout);
+  r.verdict = Verdict::fail, r.cause = Cause::boundary_checks;
+  CHECK(cause_of(r) == Cause::boundary_checks);
+  r.kind = CheckKind::speed, r.cause = Cause::none, r.measurements = {{"ratio", 0.5, "x"}};
+  CHECK(cause_of(r) == Cause::slow);
+
+  nlohmann::json j = to_json(grade_document(g, "1.2.3"));
+  CHECK(j["format"] == "cudalab-grade/2");
+  CHECK(j["labs"][0]["checks"][0]["cause"] == "boundary_checks");
+  CHECK(j["labs"][0]["checks"][1]["cause"] == "none");
+  std::string error;
+  // The same document as the first format wrote it: no causes.
+  j["format"] = "cudalab-grade/1";
+  bool any_failed = false;
+  for (auto& lab : j["labs"])
+    for (auto& c : lab["checks"]) {
+      c.erase("cause");
+      any_failed |= c["verdict"] != "pass";
+    }
+  REQUIRE(any_failed);
+  const auto old = grade_document_from_json(j, error);
+  REQUIRE(old);
+  CHECK(error.empty());
+  for (const auto& lab : old->labs)
+    for (const auto& c : lab.checks)
+      CHECK(c.result.cause == (c.result.verdict == Verdict::pass || c.result.verdict == Verdict::not_run ||
+                                       c.result.verdict == Verdict::skipped
+                                   ? Cause::none
+                                   : Cause::unrecorded));
+  // Written again, it is a document of the current format.
+  CHECK(to_json(*old)["format"] == "cudalab-grade/2");
 }
 
 TEST_CASE("An assignment's grade document names the assignment, and a course's does not",

@@ -181,6 +181,15 @@ ragged = { verdict = "fail", says = "boundary" }
   CHECK(f.find("square")->says.empty());
   CHECK_FALSE(f.find("memory"));
   CHECK_THROWS_WITH(parse_expect("[expect]\nx = \"passes\"\n", "e.toml"), Catch::Contains("verdict must be"));
+  // A cause is one of the closed list's spellings, nothing else.
+  const auto c =
+      parse_expect("[expect]\nragged = { verdict = \"fail\", cause = \"boundary_checks\" }\n", "e.toml");
+  REQUIRE(c.find("ragged"));
+  CHECK(c.find("ragged")->cause == Cause::boundary_checks);
+  CHECK_FALSE(f.find("square")->cause);
+  CHECK_THROWS_WITH(
+      parse_expect("[expect]\nragged = { verdict = \"fail\", cause = \"the boundary checks\" }\n", "e.toml"),
+      Catch::Contains("cause \"the boundary checks\" is not one of none, not_implemented"));
   CHECK(contains_phrase("Look at the Boundary checks", "boundary"));
 }
 

@@ -64,12 +64,14 @@ inline cudalab::calibration::Measured measured(const std::string& variant, bool 
 // A check of a grade document as the grader leaves it: `spec` from the lab,
 // a verdict and its messages, the points it got.
 inline cudalab::GradedCheck graded_check(const cudalab::CheckSpec& spec, cudalab::Verdict verdict,
-                                         std::vector<std::string> failures = {}) {
+                                         std::vector<std::string> failures = {},
+                                         cudalab::Cause cause = cudalab::Cause::none) {
   cudalab::GradedCheck c;
   c.spec = spec;
   c.result.id = spec.id, c.result.name = spec.name, c.result.kind = spec.kind;
   c.result.verdict = verdict;
   c.result.failures = std::move(failures);
+  c.result.cause = cause;
   c.score.max_points = spec.points;
   c.score.points = verdict == cudalab::Verdict::pass ? spec.points : 0;
   return c;
@@ -98,8 +100,8 @@ inline cudalab::BatchView class_batch() {
     d.labs.push_back(lab);
     return d;
   };
-  const auto square = [&](Verdict v, std::vector<std::string> f = {}) {
-    return graded_check(spec.checks[0], v, std::move(f));
+  const auto square = [&](Verdict v, std::vector<std::string> f = {}, Cause cause = Cause::none) {
+    return graded_check(spec.checks[0], v, std::move(f), cause);
   };
   const auto fast = [&](Verdict v, std::vector<std::string> f = {}) {
     return graded_check(spec.checks[1], v, std::move(f));
@@ -107,21 +109,30 @@ inline cudalab::BatchView class_batch() {
   b.entries.push_back({"alice", graded("alice", {square(Verdict::pass), fast(Verdict::pass)}), ""});
   b.entries.push_back(
       {"bob",
-       graded("bob", {square(Verdict::fail, {"C(16, 0) is 3.5, expected 4.25",
-                                             "Diagnosis: the last tile reads past the edge: K=9 at M=17."}),
+       graded("bob", {square(Verdict::fail,
+                             {"C(16, 0) is 3.5, expected 4.25",
+                              "Diagnosis: the boundary checks. Right on every shape where M, N and K are "
+                              "multiples of 16, wrong on every shape where K is not (K=9 at M=17 N=33 K=9)."},
+                             Cause::boundary_checks),
                       fast(Verdict::not_run, {"not timed: 'square' failed"})}),
        ""});
   b.entries.push_back(
       {"carol",
-       graded("carol", {square(Verdict::fail, {"Diagnosis: the last tile reads past the edge: K=5 at M=33.\n"
-                                               "C(32, 4) is 0, expected 7.5"}),
-                        fast(Verdict::not_run, {"not timed: 'square' failed"})}),
+       // The same cause in other words (its lead names the one ragged
+       // dimension): one group; prose cut at its first full stop would not be.
+       graded("carol",
+              {square(Verdict::fail,
+                      {"Diagnosis: the boundary checks: threads of the last partial tile must load 0 "
+                       "for elements past the edge of the inputs (at M=33 N=5 K=5).\n"
+                       "C(32, 4) is 0, expected 7.5"},
+                      Cause::boundary_checks),
+               fast(Verdict::not_run, {"not timed: 'square' failed"})}),
        ""});
   b.entries.push_back(
       {"dave",
-       graded("dave",
-              {square(Verdict::crash, {"Diagnosis: a __syncthreads() that some threads never reach."}),
-               fast(Verdict::not_run, {"not timed: 'square' failed"})}),
+       graded("dave", {square(Verdict::crash, {"Diagnosis: a __syncthreads() that some threads never reach."},
+                              Cause::barrier_skipped),
+                       fast(Verdict::not_run, {"not timed: 'square' failed"})}),
        ""});
   GradeDocument erin = graded("erin", {});
   erin.labs[0].status = LabStatus::build_failed;

@@ -13,7 +13,9 @@
 #include "cudalab/diagnosis.h"
 #include "testbed.h"
 
+using cudalab::Cause;
 using cudalab::ErrorPattern;
+using cudalab::diagnosis::diagnose;
 using cudalab::diagnosis::lead;
 using cudalab::diagnosis::ShapeFacts;
 
@@ -111,6 +113,7 @@ TEST_CASE("A split by the tile leads with the boundary checks even when a rerun 
   facts[0].rerun_changed = 30;
   const std::string s = lead(facts);
   CHECK_THAT(s, Catch::StartsWith("the boundary checks."));
+  CHECK(diagnose(facts).cause == Cause::boundary_checks);
   CHECK_THAT(s, Catch::Contains("change from run to run"));
 }
 
@@ -122,13 +125,16 @@ TEST_CASE("A race that hides on the multiples of the tile still leads as a race"
       shape("M=17 N=33 K=9", false, ErrorPattern::scattered, 561, 3)};
   facts[1].rerun_changed = 241;
   CHECK_THAT(lead(facts), Catch::StartsWith("a race between threads"));
+  CHECK(diagnose(facts).cause == Cause::race);
   // The same without a rerun that differs: nothing tells a race.
   facts[1].rerun_changed = 0;
   CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
+  CHECK(diagnose(facts).cause == Cause::boundary_checks);
   // Or with writes outside C: threads past the edge store there.
   facts[1].rerun_changed = 241;
   facts[1].memory = {"wrote 12 bytes past the end of C"};
   CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
+  CHECK(diagnose(facts).cause == Cause::boundary_checks);
 }
 
 TEST_CASE(
@@ -137,6 +143,7 @@ TEST_CASE(
   auto facts = std::vector<ShapeFacts>{shape("M=17 N=33 K=9", false), shape("M=64 N=64 K=64", false)};
   for (auto& f : facts) f.wrong_zero = f.wrong;
   CHECK_THAT(lead(facts), Catch::StartsWith("C holds 0 wherever it is wrong at M=17 N=33 K=9"));
+  CHECK(diagnose(facts).cause == Cause::stores_zero);
   facts[1].wrong_zero = facts[1].wrong - 1;  // one wrong value that is not 0: another cause
   CHECK_THAT(lead(facts), !Catch::Contains("holds 0"));
 }
@@ -159,6 +166,7 @@ TEST_CASE("A loop over K that stops before its last, partial tile leads as such,
   // 1000^3 was too big to multiply again: it neither confirms nor refutes.
   const std::string s = lead(facts);
   CHECK_THAT(s, Catch::StartsWith("the loop over K stops before the last, partial tile: at M=64 N=64 K=100"));
+  CHECK(diagnose(facts).cause == Cause::loop_stops_short);
   CHECK_THAT(s, Catch::Contains("the first 96 of its 100 terms"));
   CHECK_THAT(s, !Catch::Contains("boundary"));
   // 0 everywhere at K=16, against tiles of 32 and 64 only (the other shapes are multiples of
@@ -171,6 +179,7 @@ TEST_CASE("A loop over K that stops before its last, partial tile leads as such,
   // One shape tested and not so: the boundary checks again.
   facts[3].short_loop_tested = true, facts[3].short_loop_dim = "K";
   CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
+  CHECK(diagnose(facts).cause == Cause::boundary_checks);
 }
 
 TEST_CASE("Different results on a rerun lead with a race, whatever the pattern", "[diagnosis][harness]") {
@@ -179,8 +188,43 @@ TEST_CASE("Different results on a rerun lead with a race, whatever the pattern",
   facts[0].rerun_changed = 40;
   const std::string s = lead(facts);
   CHECK_THAT(s, Catch::StartsWith("a race between threads. Run twice on the same inputs at M=16 N=16 K=16"));
+  CHECK(diagnose(facts).cause == Cause::race);
   CHECK_THAT(s, Catch::Contains("__syncthreads"));
   CHECK_THAT(s, !Catch::Contains("boundary"));
+}
+
+TEST_CASE("A lab's words for a cause replace the general fix, and only that cause's",
+          "[diagnosis][harness]") {
+  // The boundary split of a matmul-like check: right on multiples of 16.
+  const std::vector<ShapeFacts> facts = {shape("M=16 N=16 K=16", true, ErrorPattern::none, 256),
+                                         shape("M=17 N=33 K=9", false, ErrorPattern::boundary, 561)};
+  const std::string general = lead(facts);
+  REQUIRE_THAT(general, Catch::StartsWith("the boundary checks.") && Catch::Contains("partial tile"));
+  const cudalab::diagnosis::Words words = {
+      {Cause::boundary_checks, "a thread whose row or column is past the edge of C must not store"},
+      {Cause::race, "never used here"}};
+  const auto worded = diagnose(facts, &words);
+  CHECK(worded.cause == Cause::boundary_checks);
+  CHECK_THAT(worded.text,
+             Catch::StartsWith("the boundary checks. Right on every shape where") &&
+                 Catch::EndsWith(": a thread whose row or column is past the edge of C must not store") &&
+                 !Catch::Contains("tile"));
+  // Another lab's words (an empty list) leave the general ones.
+  const cudalab::diagnosis::Words none;
+  CHECK(diagnose(facts, &none).text == general);
+}
+
+TEST_CASE("A failed launch's cause is what its values say, so a zero grid and a huge block are two causes",
+          "[diagnosis][harness]") {
+  ShapeFacts grid = shape("n=1", true), block = shape("n=1", true);
+  grid.launch_failed = block.launch_failed = true;
+  grid.launch_error = block.launch_error = "the kernel launch failed: invalid configuration argument";
+  grid.launch_cause = cudalab::Cause::empty_grid;
+  block.launch_cause = cudalab::Cause::block_too_large;
+  CHECK(diagnose({grid, shape("n=1000", true)}).cause == Cause::empty_grid);
+  CHECK(diagnose({block, shape("n=1000", true)}).cause == Cause::block_too_large);
+  // Nothing failed: no cause at all.
+  CHECK(diagnose({shape("n=1000", true)}).cause == Cause::none);
 }
 
 TEST_CASE("A failed launch leads with its configuration's problem", "[diagnosis][harness]") {
@@ -192,6 +236,7 @@ TEST_CASE("A failed launch leads with its configuration's problem", "[diagnosis]
       "vector_add_kernel<<<grid (1, 1, 1), block (4096, 1, 1)>>>)";
   const std::string s = lead({f, shape("n=1000", true)});
   CHECK_THAT(s, Catch::StartsWith("the launch fails at n=1 (the kernel launch failed: invalid argument"));
+  CHECK(diagnose({f, shape("n=1000", true)}).cause == Cause::launch_fails);
   CHECK_THAT(s,
              Catch::Contains("block (4096, 1, 1)") && Catch::Contains("a block of more than 1024 threads"));
 }
@@ -205,6 +250,7 @@ TEST_CASE("A store past the end of shared memory that CPU mode saw leads over a 
   crashed.launch_failed = true;
   crashed.launch_error =
       "the kernel failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress)";
+  crashed.launch_cause = Cause::illegal_address;
   crashed.launch_advice = std::string("threads of block (0, 0, 0) ") + cudalab::diagnosis::kSharedOverrun +
                           " static __shared__ variables (4224 bytes): 894 bytes after them changed";
   ShapeFacts wrong = shape("rows=64 cols=32", false, ErrorPattern::transposed);
@@ -213,6 +259,7 @@ TEST_CASE("A store past the end of shared memory that CPU mode saw leads over a 
   CHECK_THAT(s, Catch::StartsWith("the launch fails at rows=64 cols=256") &&
                     Catch::Contains("wrote past the end of the kernel's static __shared__ variables") &&
                     !Catch::Contains("mixed up"));
+  CHECK(diagnose({shape("rows=32 cols=32", true), crashed, wrong}).cause == Cause::shared_overrun);
 }
 
 TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattered ones do not",
@@ -233,6 +280,7 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
                            "more are wrong, though your grid and blocks are the reference solution's "
                            "(grid (3, 2, 1), block (32, 8, 1))") &&
              Catch::Contains("the wrong block index") && !Catch::Contains("grid does not cover"));
+  CHECK(diagnose({same}).cause == Cause::index_misses_end);
   same.reference_launch = "transpose_kernel<<<grid (2, 3, 1), block (32, 8, 1)>>>";
   CHECK_THAT(lead({same}), Catch::StartsWith("the grid does not cover all of C"));
   f.unwritten_trailing = false;
@@ -240,6 +288,7 @@ TEST_CASE("Unwritten elements in whole last rows mean a grid too small; scattere
   CHECK_THAT(lead({f}), Catch::StartsWith("65 elements of C are never written") &&
                             Catch::Contains("at scattered positions") &&
                             !Catch::Contains("grid does not cover"));
+  CHECK(diagnose({f}).cause == Cause::scattered_unwritten);
 }
 
 TEST_CASE("Whole last rows unwritten under the reference's own grid lead with a bound, not the grid",
@@ -311,6 +360,7 @@ TEST_CASE("Elements never written next to wrong ones, the same on a rerun, lead 
     crash.launch_failed = true;
     crash.launch_error =
         "the kernel failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress)";
+    crash.launch_cause = Cause::illegal_address;
     const std::string t = lead({f, crash});
     INFO(t);
     CHECK_THAT(t, Catch::StartsWith("the stores land in the wrong places") &&
@@ -335,6 +385,7 @@ TEST_CASE("Only the larger shapes wrong, with the smaller right, is said as such
       shape("M=256 N=256 K=256", true, ErrorPattern::none, 65536),
       shape("M=512 N=512 K=512", false, ErrorPattern::scattered, 262144, 40)};
   CHECK_THAT(lead(facts), Catch::StartsWith("only the larger shapes are wrong (from M=512 N=512 K=512 up"));
+  CHECK(diagnose(facts).cause == Cause::large_shapes_only);
 }
 
 TEST_CASE("Not implemented yet needs no diagnosis, and a passing check gets none", "[diagnosis][harness]") {
@@ -392,6 +443,7 @@ TEST_CASE("One last element or row missing at every failing shape is an off-by-o
   CHECK_THAT(s, Catch::StartsWith(
                     "an off-by-one before the store: at n=1000 the last element of C is never written"));
   CHECK_THAT(s, !Catch::Contains("grid does not cover") && !Catch::Contains("boundary"));
+  CHECK(diagnose(facts).cause == Cause::off_by_one_store);
 }
 
 TEST_CASE("Last rows missing, more than one at some shape, are a grid that does not cover the output",
@@ -408,6 +460,7 @@ TEST_CASE("Last rows missing, more than one at some shape, are a grid that does 
   CHECK_THAT(
       s, Catch::StartsWith("the grid does not cover all of C: at M=513 N=257 K=129 the last 241 rows of C "
                            "are never written"));
+  CHECK(diagnose(facts).cause == Cause::grid_short);
   CHECK_THAT(
       s, Catch::Contains("your launch: matmul_tiled_kernel<<<grid (33, 17, 1), block (16, 16, 1)>>>; C is "
                          "513 rows x 257 columns"));
@@ -436,6 +489,7 @@ TEST_CASE("An output never written by a kernel that ran names the launch, not a 
   INFO(s);
   CHECK_THAT(s, Catch::StartsWith("no element of C is written at M=16 N=16 K=16, though the kernel ran (your "
                                   "launch: matmul_tiled_kernel<<<grid (1, 1, 1), block (16, 16, 1)>>>)"));
+  CHECK(diagnose({f}).cause == Cause::never_written);
   CHECK_THAT(s, Catch::Contains("a tile larger than the block") &&
                     !Catch::Contains("does the launcher launch the kernel"));
 }
@@ -449,6 +503,7 @@ TEST_CASE("An output right only when it starts at 0 leads with += into it, not w
   f.accumulates = true;
   const std::string s = lead({f});
   CHECK_THAT(s, Catch::StartsWith("C is right only when it starts at 0: at M=16 N=16 K=16"));
+  CHECK(diagnose({f}).cause == Cause::accumulates);
   CHECK_THAT(s, Catch::Contains("`C[i] += ...`"));
 }
 
@@ -494,6 +549,7 @@ TEST_CASE("Right exactly where two dimensions are equal leads with them mixed up
     // no_boundary's memory check: 64^3 right, blocks of 16.
     facts = {matmul(17, 33, 9, false), matmul(513, 257, 129, false), matmul(64, 64, 64, true)};
     CHECK_THAT(lead(facts), Catch::StartsWith("the boundary checks."));
+    CHECK(diagnose(facts).cause == Cause::boundary_checks);
   }
   SECTION("a ragged square shape that fails is the boundary checks' sign, not a mix-up") {
     facts[0] = matmul(1, 1, 1, false);
@@ -521,6 +577,7 @@ TEST_CASE("Rows and cols mixed up, with misplaced stores and a crash at another 
   crash.launch_failed = true;
   crash.launch_error =
       "the kernel failed while running: an illegal memory access was encountered (cudaErrorIllegalAddress)";
+  crash.launch_cause = Cause::illegal_address;
   ShapeFacts square = shape("rows=1000 cols=1000", true);
   square.launch = "matrix_add_kernel<<<grid (32, 125, 1), block (32, 8, 1)>>>";  // 1000: not a multiple of 32
   const std::string s = lead({shape("rows=1 cols=1", true), wrong, square, crash});
@@ -544,6 +601,7 @@ TEST_CASE("Threads that skip a barrier are told to keep it out of branches, in t
   INFO(s);
   CHECK_THAT(s, Catch::StartsWith("a __syncthreads() that some threads never reach: at rows=33 cols=65, in "
                                   "transpose_kernel, 248 of the 256"));
+  CHECK(diagnose({f}).cause == Cause::barrier_skipped);
   CHECK_THAT(s, Catch::Contains("returned early or skipped the barrier inside an `if`") &&
                     Catch::Contains("past the edge of out") && !Catch::Contains("outside C"));
 }
@@ -566,6 +624,7 @@ TEST_CASE("A launch CPU mode stopped at a barrier not every thread reaches leads
   INFO(s);
   CHECK_THAT(s, Catch::StartsWith("a __syncthreads() that some threads never reach: at M=17 N=33 K=9, the "
                                   "__syncthreads() at matmul_tiled.cu:45 was reached by 144 of the 256"));
+  CHECK(diagnose({matmul(16, 16, 16, true), f}).cause == Cause::barrier_skipped);
   CHECK_THAT(s, Catch::Contains("CPU mode stopped the kernel there (the kernel failed while running: "
                                 "unspecified launch failure (cudaErrorLaunchFailure))") &&
                     !Catch::Contains("the launch fails"));
@@ -670,6 +729,7 @@ TEST_CASE("A right 1 x 1 x 1 alone is no sign that only one tile's worth counts 
   // A right shape larger than one element is evidence again.
   facts.push_back(matmul(9, 12, 5, true));
   CHECK_THAT(lead(facts), Catch::StartsWith("only one tile's worth of M and N counts"));
+  CHECK(diagnose(facts).cause == Cause::one_tile_only);
 }
 
 TEST_CASE("A one-element shape does not hide stores that land in the wrong places at the others",
@@ -695,6 +755,7 @@ TEST_CASE("A one-element shape does not hide stores that land in the wrong place
   CHECK_THAT(s, Catch::StartsWith("the stores land in the wrong places: at n=1000, 1 element of c is never "
                                   "written and 999 others hold wrong values, the same on a rerun, and the "
                                   "kernel wrote 1 float past the end of c"));
+  CHECK(diagnose({one, vec(31), vec(1000)}).cause == Cause::misplaced_stores);
 }
 
 TEST_CASE("Whole rows never written between right ones lead with an index that steps past them",
@@ -763,7 +824,7 @@ struct SumShape {
   bool accumulates = false;
 };
 
-std::string sum_lead(const std::vector<SumShape>& shapes) {
+cudalab::diagnosis::Lead sum_diagnose(const std::vector<SumShape>& shapes) {
   cudalab::diagnosis::begin();
   for (const auto& s : shapes) {
     const std::string label = "reduce_sum(n=" + std::to_string(s.n) + ")";
@@ -779,9 +840,13 @@ std::string sum_lead(const std::vector<SumShape>& shapes) {
     if (s.rerun_changed >= 0) cudalab::diagnosis::rerun(label, s.rerun_changed);
     if (s.accumulates) cudalab::diagnosis::accumulation_probed(label, true);
   }
-  const std::string s = lead(cudalab::diagnosis::facts());
+  cudalab::diagnosis::Lead l = diagnose(cudalab::diagnosis::facts());
   cudalab::diagnosis::end();
-  return s;
+  return l;
+}
+
+std::string sum_lead(const std::vector<SumShape>& shapes) {
+  return sum_diagnose(shapes).text;
 }
 
 // No word of a matrix or vector in a lead about a single value.
@@ -820,6 +885,8 @@ TEST_CASE("A sum that is NaN though its input holds none leads with loads past t
     const std::string s = sum_lead({{31, nan, 1.5, 1}, {1000, nan, 12.0, 2}, {4096, 30.0f, 30.0, 4}});
     INFO(s);
     CHECK_THAT(s, Catch::StartsWith("loads outside the input: at n=31 out is NaN though in holds none"));
+    CHECK(sum_diagnose({{31, nan, 1.5, 1}, {1000, nan, 12.0, 2}, {4096, 30.0f, 30.0, 4}}).cause ==
+          Cause::reads_past_end);
     CHECK_THAT(s, Catch::Contains("so a load read past the end of in") && Catch::Contains("`i < n`"));
     const bool says_bits = s.find("in CPU mode its bits are those of the NaN") != std::string::npos;
     CHECK(says_bits == (cudalab::nan_origin(nan) == cudalab::NanOrigin::input_guard));
@@ -835,6 +902,7 @@ TEST_CASE("A sum that is NaN computed from unwritten shared memory says so, not 
   INFO(s);
   CHECK_THAT(s, Catch::StartsWith("out is NaN at n=31, and at the 1 other failing size, computed from shared "
                                   "memory that no thread wrote"));
+  CHECK(sum_diagnose({{31, shared, 1.5, 1}, {1000, shared, 12.0, 2}}).cause == Cause::unwritten_shared);
   CHECK_THAT(s, !Catch::Contains("never written") && !Catch::Contains("filled with before the launch"));
 }
 
@@ -886,6 +954,7 @@ TEST_CASE("A wrong sum with stores past out leads with the stores, in words for 
   INFO(s);
   CHECK_THAT(s, Catch::StartsWith("stores past out: at n=1000 the kernel wrote 1 float past the end of out "
                                   "(first at out[1]), and out = 3, expected 12.5. out holds one value"));
+  CHECK(diagnose(cudalab::diagnosis::facts()).cause == Cause::stores_per_block);
   // The indices are the stores' own (out[1], out[blockIdx.x]): no elements, rows or columns.
   CHECK_THAT(s, !Catch::Contains("element") && !Catch::Contains(" row") && !Catch::Contains("column"));
 }
@@ -894,6 +963,7 @@ TEST_CASE("A sum that is right only when out starts at 0 says that out is added 
   const std::string s = sum_lead({{1, NAN, 0.5, 1, -1, true}, {31, NAN, 2.5, 1}});
   INFO(s);
   CHECK_THAT(s, Catch::StartsWith("out is right only when it starts at 0: at n=1 out came back NaN"));
+  CHECK(sum_diagnose({{1, NAN, 0.5, 1, -1, true}, {31, NAN, 2.5, 1}}).cause == Cause::accumulates);
   CHECK_THAT(s, Catch::Contains("in a kernel launched before the one that adds to it"));
   CHECK(speaks_of_the_value_only(s));
 }

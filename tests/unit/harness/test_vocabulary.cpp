@@ -1,6 +1,7 @@
 // The shared vocabulary (cudalab/vocabulary.h): every enum value has one
 // spelling that reads back as itself, and the record reader refuses a record
 // of a format it does not know.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "checks.h"
@@ -21,6 +22,31 @@ TEST_CASE("Every verdict, check kind and lab status reads back from its spelling
     CHECK(parse_lab_status(spelling(s)) == s);
   CHECK(spelling(Verdict::not_run) == "not_run");
   CHECK(spellings_of_check_kinds() == "correctness, speed");
+}
+
+TEST_CASE("Every cause a diagnosis names reads back from its spelling and has a title of its own",
+          "[vocabulary][harness]") {
+  // The spellings list, in order, is the closed list: each reads back as
+  // itself, and no two causes share a title (a class view heads its groups
+  // with them).
+  std::vector<std::string> titles;
+  std::string list = spellings_of_causes() + ", ";
+  int n = 0;
+  for (std::size_t at = 0; (at = list.find(", ")) != std::string::npos; list.erase(0, at + 2), ++n) {
+    const std::string s = list.substr(0, at);
+    CAPTURE(s);
+    const auto c = parse_cause(s);
+    REQUIRE(c);
+    CHECK(spelling(*c) == s);
+    CHECK(static_cast<int>(*c) == n);  // declaration order: no value left out
+    const std::string t(title(*c));
+    CHECK(t != "?");
+    CHECK(std::find(titles.begin(), titles.end(), t) == titles.end());
+    titles.push_back(t);
+  }
+  CHECK(n > static_cast<int>(Cause::unrecorded));
+  CHECK_FALSE(parse_cause("Race"));
+  CHECK_FALSE(parse_cause("the boundary checks"));
 }
 
 TEST_CASE("A misspelt verdict, kind or status is no value at all", "[vocabulary][harness]") {
