@@ -206,7 +206,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   cudalab::set_record_context("mode", cudalab::cpu_mode() ? "cpu" : "gpu");
-  cudalab::diagnosis::set_lab(cudalab::this_lab().id, cudalab::cpu_mode());
+  cudalab::diagnosis::set_lab(cudalab::this_lab().id, cudalab::cpu_mode(),
+                              cudalab::this_lab().diagnosis_words);
   std::printf("cudalab: %s; seed %llu\n", gpu.describe().c_str(),
               static_cast<unsigned long long>(cudalab::seed()));
 

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "cudalab/diagnosis.h"
+
 namespace cudalab {
 
 double Credit::fraction(double ratio) const {
@@ -171,8 +173,26 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
   const toml::array* checks = doc["check"].as_array();
   if (!checks || checks->empty()) rd.fail(doc.get("check"), "no checks: add at least one [[check]] table");
   for (const auto& [key, node] : doc)
-    if (key.str() != "lab" && key.str() != "check" && key.str() != "explain")
-      rd.fail(&node, fmt::format("unknown table '{}' (known: [lab], [[check]], [explain])", key.str()));
+    if (key.str() != "lab" && key.str() != "check" && key.str() != "explain" && key.str() != "diagnosis")
+      rd.fail(&node,
+              fmt::format("unknown table '{}' (known: [lab], [[check]], [explain], [diagnosis])", key.str()));
+  // The lab's own words for the fix of each cause a correctness check's
+  // diagnosis can name (cudalab/diagnosis.h).
+  if (const toml::node* d = doc.get("diagnosis")) {
+    const toml::table* t = d->as_table();
+    if (!t) rd.fail(d, "[diagnosis] must be a table");
+    for (const auto& [key, node] : *t) {
+      const std::string k(key.str());
+      const auto cause = parse_cause(k);
+      if (!cause || *cause == Cause::none || *cause == Cause::unrecorded)
+        rd.fail(&node, fmt::format("[diagnosis]: unknown cause '{}' (known: {})", k, spellings_of_causes()));
+      if (!diagnosis::takes_words(*cause))
+        rd.fail(&node, fmt::format("[diagnosis]: the diagnosis of '{}' states facts and names no fix that a "
+                                   "lab's words could replace",
+                                   k));
+      lab.diagnosis_words[*cause] = rd.string(*t, k.c_str(), "[diagnosis]", true);
+    }
+  }
   // The lab's own words for each cause a slow kernel's diagnosis can name
   // (grader/explain.h): what the fix is in this lab's terms.
   if (const toml::node* e = doc.get("explain")) {

@@ -76,6 +76,11 @@ struct LabSpec {
   // lab.toml's [explain]: the lab's words for the fix of each cause a slow
   // kernel's diagnosis names (conflicts, uncoalesced, traffic, launch).
   std::map<std::string, std::string> explain_words;
+  // lab.toml's [diagnosis]: the lab's words for the fix of each cause a
+  // failing correctness check's diagnosis names (cudalab/vocabulary.h, keyed
+  // by its spelling): they replace the general words (cudalab/diagnosis.h),
+  // and the handout's table of messages is made from them.
+  std::map<Cause, std::string> diagnosis_words;
 
   const CheckSpec* find_by_name(std::string_view name) const;
   const CheckSpec* find_by_id(std::string_view id) const;

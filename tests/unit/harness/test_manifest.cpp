@@ -136,7 +136,26 @@ TEST_CASE("[explain] holds the lab's words for each cause a slow kernel's diagno
       Catch::Contains("[explain]: unknown cause 'reuse' (known: conflicts, launch, traffic, uncoalesced)"));
   CHECK_THAT(error_of(kGood + "\n[explain]\ntraffic = 3\n"), Catch::Contains("traffic"));
   CHECK_THAT(error_of(kGood + "\n[words]\n"),
-             Catch::Contains("unknown table 'words' (known: [lab], [[check]], [explain])"));
+             Catch::Contains("unknown table 'words' (known: [lab], [[check]], [explain], [diagnosis])"));
+}
+
+TEST_CASE("[diagnosis] holds the lab's words for the fix of each cause a correctness diagnosis names",
+          "[manifest][harness]") {
+  CHECK(parse_lab(kGood, "l", "x").diagnosis_words.empty());
+  const LabSpec lab =
+      parse_lab(kGood + "\n[diagnosis]\nboundary_checks = \"test `i < n` before the store\"\n", "l", "x");
+  CHECK(lab.diagnosis_words == std::map<cudalab::Cause, std::string>{
+                                   {cudalab::Cause::boundary_checks, "test `i < n` before the store"}});
+  // Only the closed list's spellings: a title or a made-up cause is refused.
+  CHECK_THAT(
+      error_of(kGood + "\n[diagnosis]\n\"the boundary checks\" = \"x\"\n"),
+      Catch::Contains("[diagnosis]: unknown cause 'the boundary checks' (known: none, not_implemented,"));
+  CHECK_THAT(error_of(kGood + "\n[diagnosis]\nunrecorded = \"x\"\n"),
+             Catch::Contains("unknown cause 'unrecorded'"));
+  CHECK_THAT(error_of(kGood + "\n[diagnosis]\nrace = 3\n"), Catch::Contains("race"));
+  // A cause whose diagnosis names no fix has nothing for the words to replace.
+  CHECK_THAT(error_of(kGood + "\n[diagnosis]\nempty_grid = \"x\"\n"),
+             Catch::Contains("'empty_grid' states facts and names no fix"));
 }
 
 TEST_CASE("A manifest file that does not exist is reported by name", "[manifest][harness]") {

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The handouts' tables of diagnoses, made from the labs' manifests.
+
+  cause_tables.py SOURCE_ROOT            print each lab's table
+  cause_tables.py SOURCE_ROOT --write    put it in handouts/<lab>.md
+  cause_tables.py SOURCE_ROOT --check    exit 1 where a handout's table is not
+                                         what its lab.toml makes
+
+A failing correctness check leads with one `Diagnosis:` naming a cause from
+the closed list of harness/include/cudalab/vocabulary.h, and ends with the fix
+in the lab's words: lab.toml's [diagnosis], which replace the general words
+(harness/src/diagnosis.cpp). A handout's table of those causes is the same
+words, between the markers
+
+  <!-- causes:begin (made by tools/cause_tables.py in the course repository, from lab.toml's [diagnosis]: edit it there) -->
+  <!-- causes:end -->
+
+so what the handout says and what the grader prints cannot drift apart. The
+causes' titles (what class.csv and the batch page call them) are read from
+harness/src/vocabulary.cpp, the one table of them. Python's standard library
+only; nothing is built.
+"""
+import argparse
+import os
+import re
+import sys
+import tomllib
+
+BEGIN = "<!-- causes:begin (made by tools/cause_tables.py in the course repository, from lab.toml's [diagnosis]: edit it there) -->"
+END = "<!-- causes:end -->"
+
+
+def titles(root):
+    """cause id -> title, from kCauseTitles in harness/src/vocabulary.cpp."""
+    text = open(os.path.join(root, "harness", "src", "vocabulary.cpp")).read()
+    block = text[text.index("kCauseTitles"):]
+    block = block[:block.index("}};")]
+    return dict(re.findall(r'\{Cause::(\w+), "([^"]*)"\}', block))
+
+
+def table(root, lab):
+    """The Markdown between the markers for labs/<lab>/lab.toml, or None where it has no [diagnosis]."""
+    with open(os.path.join(root, "labs", lab, "lab.toml"), "rb") as f:
+        words = tomllib.load(f).get("diagnosis")
+    if not words:
+        return None
+    names = titles(root)
+    lines = ["A failing check leads with one `Diagnosis:`, built from all of its shapes; it names one of these "
+             "causes, states what the shapes showed, and ends with what to change:",
+             "",
+             "| the diagnosis names | cause (in class.csv) | what to change in this lab |",
+             "|---|---|---|"]
+    for cause, fix in words.items():
+        title = names.get(cause, f"(unknown cause {cause})")
+        lines.append(f"| {title} | `{cause}` | {fix.replace('|', chr(92) + '|')} |")
+    return "\n".join(lines)
+
+
+def handout_block(text):
+    """(start, end) of the text between the markers, or None."""
+    a, b = text.find(BEGIN), text.find(END)
+    if a < 0 or b < a:
+        return None
+    return a + len(BEGIN), b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("root")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true")
+    mode.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    labs_dir = os.path.join(a.root, "labs")
+    labs = sorted(d for d in os.listdir(labs_dir) if os.path.isfile(os.path.join(labs_dir, d, "lab.toml")))
+    stale = []
+    for lab in labs:
+        t = table(a.root, lab)
+        handout = os.path.join(a.root, "handouts", lab + ".md")
+        if not (a.write or a.check):
+            if t:
+                print(f"## {lab}\n\n{t}\n")
+            continue
+        text = open(handout).read() if os.path.isfile(handout) else ""
+        where = handout_block(text)
+        if t is None and where is None:
+            continue
+        if where is None:
+            stale.append(f"handouts/{lab}.md: no {BEGIN} ... {END} for the causes lab.toml's [diagnosis] words")
+            continue
+        want = "\n" + (t or "") + "\n"
+        if text[where[0]:where[1]] == want:
+            continue
+        if a.write:
+            with open(handout, "w") as f:
+                f.write(text[:where[0]] + want + text[where[1]:])
+            print(f"handouts/{lab}.md: its table of diagnoses written from labs/{lab}/lab.toml")
+        else:
+            stale.append(f"handouts/{lab}.md: its table of diagnoses is not what labs/{lab}/lab.toml's "
+                         f"[diagnosis] makes: run tools/cause_tables.py . --write")
+    for s in stale:
+        print(s, file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
