@@ -437,9 +437,6 @@ std::string loop_lead(CheckResult& r, const std::string& where, bool grid_stride
   return fmt::format("{}: the check did not finish within {} {}. {}", kLoopLead, limit_of(r), where,
                      loop_look(grid_stride));
 }
-constexpr const char* kBarrierLead = "Diagnosis: a __syncthreads() that some threads never reach";
-constexpr const char* kRaceLead = "Diagnosis: a race between threads";
-constexpr const char* kLaunchLead = "Diagnosis: the launch fails";
 
 std::vector<std::string>::const_iterator lead_of(const CheckResult& r) {
   return std::find_if(r.failures.begin(), r.failures.end(),
@@ -473,10 +470,16 @@ std::string sentence(const std::string& lead) {
   return !lead.empty() && lead.back() == '.' ? lead.substr(0, lead.size() - 1) : lead;
 }
 
-// CPU mode's words for shared memory that no thread filled (NaN there).
-bool names_unfilled_shared(const std::string& text) {
-  return text.find("shared memory that no thread filled") != std::string::npos ||
-         text.find("shared memory that was never filled") != std::string::npos;
+// The causes whose leads name shared memory that no thread filled (CPU mode
+// fills it with NaN): read from it, never written, or NaN stored from it.
+bool unfilled_shared(Cause c) {
+  return c == Cause::unwritten_shared || c == Cause::never_written || c == Cause::scattered_unwritten;
+}
+
+// A launch that failed, by its cause.
+bool failed_launch(Cause c) {
+  return c == Cause::launch_fails || c == Cause::empty_grid || c == Cause::block_too_large ||
+         c == Cause::illegal_address;
 }
 
 // The check's small shapes only (cudalab::too_big_for_sanitizer), within the
@@ -517,15 +520,14 @@ SecondOpinion second_opinion_for(const CheckResult& r, bool have_racecheck) {
   // address: past a __shared__ array it reads as one past the buffers (an
   // unseen tiled matmul with `k <= TILE`, H100 2026-11-25), where CPU mode
   // sees the shared memory.
-  if (starts(*lead, kLaunchLead))
-    return lead->find("cudaErrorIllegalAddress") != std::string::npos ? SecondOpinion::cpu_mode
-                                                                      : SecondOpinion::none;
-  if (starts(*lead, kRaceLead)) return have_racecheck ? SecondOpinion::racecheck : SecondOpinion::none;
-  if (starts(*lead, kBarrierLead)) return SecondOpinion::none;  // CPU mode's own finding already
+  if (failed_launch(r.cause))
+    return r.cause == Cause::illegal_address ? SecondOpinion::cpu_mode : SecondOpinion::none;
+  if (r.cause == Cause::race) return have_racecheck ? SecondOpinion::racecheck : SecondOpinion::none;
+  if (r.cause == Cause::barrier_skipped) return SecondOpinion::none;  // CPU mode's own finding already
   // A few wrong elements here and there, the same on a rerun: a race that
   // happened to bite the same way twice (an H200 did, on gallery 22) or an
   // off-by-one; racecheck tells them apart where it is installed.
-  if (have_racecheck && lead->find(", here and there") != std::string::npos) return SecondOpinion::racecheck;
+  if (have_racecheck && r.cause == Cause::wrong_values) return SecondOpinion::racecheck;
   return SecondOpinion::cpu_mode;
 }
 
@@ -534,7 +536,7 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
   const auto lead = lead_of(r);
   if (lead == r.failures.end()) return false;
   const std::size_t i = lead - r.failures.cbegin();
-  if (!starts(*lead, kRaceLead)) {
+  if (r.cause != Cause::race) {
     // Only a race report turns another lead into the race.
     if (s.failures.front().find(kRaceReported) == std::string::npos) return false;
     r.cause = Cause::race;
@@ -554,7 +556,7 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   const auto seen = lead_of(cpu);
   if (r.verdict == Verdict::timeout) {
-    if (seen != cpu.failures.end() && starts(*seen, kBarrierLead)) {
+    if (seen != cpu.failures.end() && cpu.cause == Cause::barrier_skipped) {
       drop_hang_causes(r);
       r.cause = Cause::barrier_skipped;
       r.failures.insert(r.failures.begin(),
@@ -581,18 +583,18 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   if (seen == cpu.failures.end() || lead == r.failures.end()) return false;
   const std::size_t i = lead - r.failures.cbegin();
   std::string text = sentence(*seen);
-  if (starts(*lead, kLaunchLead)) {
+  if (failed_launch(r.cause)) {
     // An illegal address on the GPU: CPU mode's look leads where it names
     // shared memory, simt's store past the kernel's shared variables or the
     // NaN read from just past them.
-    if (text.find(diagnosis::kSharedOverrun) != std::string::npos) {
+    if (cpu.cause == Cause::shared_overrun) {
       r.cause = Cause::shared_overrun;
       r.failures[i] = text +
                       ". (Seen in CPU mode, where this check ran again on simulated threads, which see every "
                       "store to shared memory: on the GPU the launch only failed with an illegal address.)";
       return true;
     }
-    if (!names_unfilled_shared(text)) return false;
+    if (!unfilled_shared(cpu.cause)) return false;
     const std::string on_gpu = "On the GPU: " + lead->substr(std::string(kLead).size());
     r.cause = Cause::shared_overrun;
     r.failures[i] =
@@ -603,12 +605,12 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
     r.failures.insert(r.failures.begin() + i + 1, on_gpu);
     return true;
   }
-  const bool barrier = starts(*seen, kBarrierLead);
+  const bool barrier = cpu.cause == Cause::barrier_skipped;
   // A race CPU mode saw (a rerun with the threads in another order changed
   // the result): on the GPU it bit the same way twice and read as something
   // else (gallery 23 on an H100: "the boundary checks", its few wrong
   // elements all on ragged shapes).
-  if (!barrier && !(starts(*seen, kRaceLead) && !starts(*lead, kRaceLead))) return false;
+  if (!barrier && !(cpu.cause == Cause::race && r.cause != Cause::race)) return false;
   text += barrier
               ? ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
                 "threads that skip the barrier only leave stale shared memory, which looks like a "
@@ -624,7 +626,7 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
 
 bool race_unconfirmed(const CheckResult& r) {
   const auto lead = lead_of(r);
-  if (lead == r.failures.end() || !starts(*lead, kRaceLead)) return false;
+  if (lead == r.failures.end() || r.cause != Cause::race) return false;
   const auto next = lead + 1;
   return next == r.failures.end() || !starts(*next, "racecheck");  // its report, or that it found none
 }
@@ -635,7 +637,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
   const std::size_t i = lead - r.failures.cbegin();
   const auto seen = lead_of(cpu);
   const std::string text = seen == cpu.failures.end() ? "" : sentence(*seen);
-  if (starts(text, kBarrierLead)) {
+  if (seen != cpu.failures.end() && cpu.cause == Cause::barrier_skipped) {
     r.cause = Cause::barrier_skipped;
     r.failures[i] = text +
                     ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
@@ -643,7 +645,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
                     "results changed from run to run, and racecheck found no race.)";
     return true;
   }
-  if (names_unfilled_shared(text)) {
+  if (seen != cpu.failures.end() && unfilled_shared(cpu.cause)) {
     r.cause = Cause::unwritten_shared;
     r.failures[i] =
         "Diagnosis: threads read shared memory that no thread of their block wrote: on the GPU it holds "
@@ -657,7 +659,7 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
   }
   // CPU mode's rerun, the threads in another order, changed the result too:
   // the race stands.
-  if (starts(text, kRaceLead)) return false;
+  if (cpu.cause == Cause::race) return false;
   drop_racecheck_advice(r.failures[i]);  // it ran, and found none
   r.failures.insert(
       r.failures.begin() + i + 1,
@@ -689,7 +691,7 @@ bool lead_hang_like(const std::string& hung, CheckResult& r, bool grid_stride) {
 bool lead_hang_in_cpu_mode(CheckResult& r, bool grid_stride) {
   // simt does not wait for ever at a barrier: where every thread still running
   // waits at a __syncthreads() that others finished without, it stops the
-  // kernel and names the barrier (kBarrierLead). A check that ran out of time
+  // kernel and names the barrier (Cause::barrier_skipped). A check that ran out of time
   // in CPU mode was therefore in a loop, or in far more work than it needs.
   return loop_leads(r,
                     "in CPU mode, whose simulated threads would have named a __syncthreads() that some "
@@ -721,8 +723,7 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     RunContext c = plain(ctx);
     c.binary = binary;
     const auto lead = lead_of(r);
-    if (r.verdict == Verdict::timeout || (lead != r.failures.end() && starts(*lead, kLaunchLead)))
-      quick_look(c);
+    if (r.verdict == Verdict::timeout || (lead != r.failures.end() && failed_launch(r.cause))) quick_look(c);
     const CheckResult cpu = run_check(c, lab, check);
     merge_cpu_mode(cpu, r, grid_stride_lab(lab));
     return cpu.verdict == Verdict::timeout;

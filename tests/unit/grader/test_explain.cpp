@@ -222,9 +222,34 @@ TEST_CASE("the traced launch is described by its grid and block", "[explain][gra
 
 namespace {
 
+// The cause the harness names with each lead these tests quote (what
+// diagnosis::diagnose returns with that text, or a record carries with it):
+// the second looks decide by the cause, never by the words.
+Cause cause_of_quoted(const std::vector<std::string>& failures) {
+  for (const auto& f : failures) {
+    if (f.rfind("Diagnosis: ", 0) != 0) continue;
+    const auto has = [&](const char* s) { return f.find(s) != std::string::npos; };
+    if (has("a race between threads")) return Cause::race;
+    if (has("a __syncthreads() that some threads never reach")) return Cause::barrier_skipped;
+    if (has("the launch fails"))
+      return has("wrote past the end of the kernel's") ? Cause::shared_overrun
+             : has("IllegalAddress")                   ? Cause::illegal_address
+                                                       : Cause::launch_fails;
+    if (has("the boundary checks")) return Cause::boundary_checks;
+    if (has("no element of")) return Cause::never_written;
+    if (has("here and there")) return Cause::wrong_values;
+    if (has("at scattered positions")) return Cause::scattered_unwritten;
+    if (has("computed from shared memory that no thread wrote")) return Cause::unwritten_shared;
+    if (has("a loop that never ends")) return Cause::hang;
+    return Cause::none;
+  }
+  return Cause::none;
+}
+
 CheckResult failed_with(std::vector<std::string> failures) {
   CheckResult r;
   r.id = "ragged", r.kind = CheckKind::correctness, r.verdict = Verdict::fail;
+  r.cause = cause_of_quoted(failures);
   r.failures = std::move(failures);
   return r;
 }
@@ -284,6 +309,7 @@ TEST_CASE("an illegal address on the GPU gives way to CPU mode's read past a __s
   REQUIRE(merge_cpu_mode(cpu, r));
   REQUIRE(r.failures.size() == 3);
   CHECK(r.failures[0].rfind("Diagnosis: a read past the end of a __shared__ array, most likely", 0) == 0);
+  CHECK(r.cause == Cause::shared_overrun);  // the grade keeps the cause of the lead it now shows
   CHECK(r.failures[0].find("`k <= TILE`") != std::string::npos);
   CHECK(r.failures[1].rfind("On the GPU: the launch fails at M=1 N=1 K=1 (cudaErrorIllegalAddress", 0) == 0);
   CHECK(r.failures[2] == "matmul_tiled(M=1 N=1 K=1): the launch failed");
@@ -332,6 +358,7 @@ TEST_CASE("CPU mode's skipped barrier replaces the GPU's boundary guess as the o
   REQUIRE(merge_cpu_mode(cpu, r));
   REQUIRE(r.failures.size() == 2);
   CHECK(r.failures[0].rfind("Diagnosis: a __syncthreads() that some threads never reach: at M=17", 0) == 0);
+  CHECK(r.cause == Cause::barrier_skipped);  // the grade keeps the cause of the lead it now shows
   CHECK(r.failures[0].find("Seen in CPU mode") != std::string::npos);
   CHECK(r.failures[1] == "at M=17 N=33 K=9: 561 of 561 elements of C wrong");
   int leads = 0;
@@ -388,6 +415,7 @@ TEST_CASE("A check that hung on the GPU leads with the barrier CPU mode sees, or
   REQUIRE(merge_cpu_mode(failed_with({kBarrierLead, "detail"}), r));
   REQUIRE(r.failures.size() == 2);
   CHECK(r.failures[0].rfind("Diagnosis: a __syncthreads() that some threads never reach: at M=17", 0) == 0);
+  CHECK(r.cause == Cause::barrier_skipped);  // the grade keeps the cause of the lead it now shows
   CHECK(r.failures[0].find("the check never finished") != std::string::npos);
   CHECK(r.failures[1].rfind("the check did not finish within 10 s", 0) == 0);
   CHECK(r.verdict == Verdict::timeout);  // the points are the timeout's: none
@@ -496,6 +524,7 @@ TEST_CASE("wrong elements here and there that a rerun repeats become a race when
   REQUIRE(merge_racecheck(race, r));
   REQUIRE(r.failures.size() == 3);
   CHECK(r.failures[0].rfind("Diagnosis: a race between threads", 0) == 0);
+  CHECK(r.cause == Cause::race);  // the grade keeps the cause of the lead it now shows
   CHECK(r.failures[1].find("matmul_tiled.cu:40") != std::string::npos);
   // racecheck that reports something else (no race) leaves such a lead alone.
   CheckResult q = failed_with({scattered});
@@ -526,6 +555,7 @@ TEST_CASE(
   REQUIRE(r.failures.size() == 2);
   CHECK(r.failures[0].rfind("Diagnosis: threads read shared memory that no thread of their block wrote", 0) ==
         0);
+  CHECK(r.cause == Cause::unwritten_shared);  // the grade keeps the cause of the lead it now shows
   CHECK(r.failures[0].find("found no race") != std::string::npos);
   CHECK(r.failures[0].find(
             "In CPU mode, where this check ran again on simulated threads and such memory holds "
@@ -575,6 +605,7 @@ TEST_CASE("an unconfirmed race where CPU mode saw nothing says what else changes
   REQUIRE(merge_unconfirmed_race(passed, r));
   REQUIRE(r.failures.size() == 3);
   CHECK(r.failures[0].rfind("Diagnosis: a race between threads", 0) == 0);
+  CHECK(r.cause == Cause::race);  // the grade keeps the cause of the lead it now shows
   CHECK(r.failures[1].find("found no race, and neither did CPU mode") != std::string::npos);
   CHECK(r.failures[2] == "detail");
   CHECK_FALSE(race_unconfirmed(r));  // the line follows the lead: said once

@@ -58,10 +58,13 @@ void holds_one_diagnosis(const std::vector<std::string>& lines, const std::vecto
     }
 }
 
-CheckResult failed(CheckKind kind, std::vector<std::string> failures) {
+// `cause`: the one the harness names with the lead quoted (the second looks
+// decide by it).
+CheckResult failed(CheckKind kind, std::vector<std::string> failures, Cause cause = Cause::none) {
   CheckResult r;
   r.id = "x", r.kind = kind, r.verdict = Verdict::fail;
   r.failures = std::move(failures);
+  r.cause = cause;
   return r;
 }
 
@@ -280,6 +283,7 @@ TEST_CASE(
   CheckResult r = hung();
   CheckResult cpu = hung();  // CPU mode did not finish either
   REQUIRE(merge_cpu_mode(cpu, r, false));
+  CHECK(r.cause == Cause::hang);  // its own group in the class view, not "timeout"
   const auto lines = read(lab.checks[0], r);
   holds_one_diagnosis(lines, {"not every thread", "__syncthreads that", "grid-stride"});
   CHECK_THAT(lines.front(), Catch::Contains("no such barrier seen"));
@@ -302,7 +306,8 @@ TEST_CASE("A hang whose barrier CPU mode names drops the loop from the causes un
       merge_cpu_mode(failed(CheckKind::correctness,
                             {"Diagnosis: a __syncthreads() that some threads never reach: at M=17 N=33 K=9, "
                              "17 threads of block (1, 1, 0) returned before the __syncthreads() at "
-                             "matmul_tiled.cu:40."}),
+                             "matmul_tiled.cu:40."},
+                            Cause::barrier_skipped),
                      r, false));
   holds_one_diagnosis(read(testbed::tiled_lab().checks[0], r), {"An endless loop?", "grid-stride"});
 }
