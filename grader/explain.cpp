@@ -476,6 +476,14 @@ bool unfilled_shared(Cause c) {
   return c == Cause::unwritten_shared || c == Cause::never_written || c == Cause::scattered_unwritten;
 }
 
+// A lead the GPU's values suggest without seeing why: stale shared memory
+// or a skipped barrier can look like any of them.
+bool guessed_from_values(Cause c) {
+  return c == Cause::index_arithmetic || c == Cause::wrong_values || c == Cause::boundary_checks ||
+         c == Cause::misplaced_stores || c == Cause::scattered_unwritten || c == Cause::one_tile_only ||
+         c == Cause::large_shapes_only;
+}
+
 // A launch that failed, by its cause.
 bool failed_launch(Cause c) {
   return c == Cause::launch_fails || c == Cause::empty_grid || c == Cause::block_too_large ||
@@ -605,6 +613,18 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
     r.failures.insert(r.failures.begin() + i + 1, on_gpu);
     return true;
   }
+  // Shared memory that no thread wrote holds NaN in CPU mode, whatever was
+  // there on the GPU: its wrong values read as an index or boundary problem
+  // there (variant tile_column_not_loaded on an H200: "the index arithmetic"
+  // at 16^3, "here and there" on the ragged shapes).
+  if (cpu.cause == Cause::unwritten_shared && guessed_from_values(r.cause)) {
+    r.cause = Cause::unwritten_shared;
+    r.failures[i] = text +
+                    ". (Seen in CPU mode, where this check ran again on simulated threads and shared memory "
+                    "that no thread wrote holds NaN: on the GPU it holds whatever was there before, which "
+                    "reads as wrong values.)";
+    return true;
+  }
   const bool barrier = cpu.cause == Cause::barrier_skipped;
   // A race CPU mode saw (a rerun with the threads in another order changed
   // the result): on the GPU it bit the same way twice and read as something
@@ -707,6 +727,10 @@ bool second_opinion(const RunContext& ctx, const LabSpec& lab, const CheckSpec& 
     const CheckResult s = run_check(c, lab, check);
     merge_racecheck(s, r);
     if (s.verdict == Verdict::timeout) return true;
+    // A lead from the values alone (a few wrong here and there) that
+    // racecheck did not turn into a race: CPU mode's look may still see why.
+    if (r.cause != Cause::race)
+      return second_opinion(ctx, lab, check, SecondOpinion::cpu_mode, cpu_binary, r);
     if (!race_unconfirmed(r)) return false;
     const std::filesystem::path binary = cpu_binary();
     if (binary.empty()) return false;

@@ -663,3 +663,30 @@ TEST_CASE("A check that shows two causes is a problem whatever its lead says", "
   const std::string problem = leading_cause_problem(two, "a race");
   CHECK(problem.find("2 causes") != std::string::npos);
 }
+
+TEST_CASE("Shared memory that CPU mode saw no thread write leads over a GPU lead guessed from the values",
+          "[explain][grader]") {
+  // Variant tile_column_not_loaded on an H200: "most of C is wrong ... the
+  // index arithmetic" at 16^3; CPU mode names the tile's column never loaded.
+  const std::string gpu =
+      "Diagnosis: most of C is wrong at every failing shape (240 of 256 elements at M=16 N=16 K=16), the "
+      "same "
+      "on a rerun: the values land in the wrong places or are computed from the wrong elements.";
+  CheckResult r = failed_with({gpu, "C[0][0] = 3 (expected 4)"});
+  r.cause = Cause::index_arithmetic;
+  CheckResult cpu =
+      failed_with({"Diagnosis: C[0][15] is NaN, computed from shared memory that no thread wrote: "
+                   "at M=16 N=16 K=16, 256 of 256 elements of C are NaN."});
+  REQUIRE(cpu.cause == Cause::unwritten_shared);
+  REQUIRE(merge_cpu_mode(cpu, r));
+  CHECK(r.cause == Cause::unwritten_shared);
+  CHECK_THAT(r.failures[0], Catch::StartsWith("Diagnosis: C[0][15] is NaN, computed from shared memory") &&
+                                Catch::Contains("Seen in CPU mode") && !Catch::Contains("index arithmetic"));
+  CHECK(r.failures[1] == "C[0][0] = 3 (expected 4)");  // the GPU's evidence stays below
+  // A GPU lead that states a fact of its own (NaN read past the end of A) stays.
+  CheckResult past =
+      failed_with({"Diagnosis: C[3][7] is NaN though A and B hold none: the kernel read past"});
+  past.cause = Cause::reads_past_end;
+  CHECK_FALSE(merge_cpu_mode(cpu, past));
+  CHECK(past.cause == Cause::reads_past_end);
+}
