@@ -182,6 +182,13 @@ TEST_CASE("A grade document of another format, or with a bad field, is refused w
 
 TEST_CASE("A failing check's cause is kept in the grade, and a grade of the first format reads as unrecorded",
           "[grade-document][grader]") {
+  // The schema's list of causes is the closed list, in its order.
+  const auto schema =
+      nlohmann::json::parse(read_file(CUDALAB_SOURCE_ROOT "/grader/schema/grade.schema.json"));
+  std::string listed;
+  for (const auto& c : schema["$defs"]["check"]["properties"]["cause"]["enum"])
+    listed += (listed.empty() ? "" : ", ") + c.get<std::string>();
+  CHECK(listed == spellings_of_causes());
   const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
   SubmissionGrade g = graded(spec, other);
   // A timeout without a diagnosis is a cause too; a pass has none.
