@@ -38,6 +38,9 @@ void Judged::edit_words(const std::function<void(CheckResult&)>& edit) {
   r_.failures = std::move(words.failures);
   r_.notes = std::move(words.notes);
   r_.output = std::move(words.output);
+  // The cause names what the lead says: words, like the lead (a second look
+  // that replaced the lead replaced its cause), never a verdict.
+  r_.cause = words.cause;
 }
 
 void Judged::add_chart_measurements(const std::vector<Measurement>& extra) {
@@ -49,6 +52,7 @@ void Judged::lower_to_fail(const std::string& why) {
   if (r_.verdict == Verdict::pass || r_.verdict == Verdict::not_run) r_.verdict = Verdict::fail;
   ratio_.reset();
   r_.failures.insert(r_.failures.begin(), why);
+  r_.cause = Cause::sanitizer_report;
 }
 
 Judged judge_correctness(Claim claim, const fs::path& reference_evidence, const CheckSpec& check,

@@ -146,6 +146,7 @@ void Grader::run_speed_checks(Checking& c) {
   struct Words {
     std::optional<std::vector<std::string>> failures;  // explained: the lead first
     std::optional<std::vector<std::string>> notes;     // explained: a note where it was skipped
+    std::optional<Cause> cause;                        // explained: the lead's cause
     CheckResult counted;                               // chart_traffic's notes and counts
   };
   struct Counting {
@@ -161,6 +162,7 @@ void Grader::run_speed_checks(Checking& c) {
     Judged& done = *c.done[counting->lab][counting->check];
     done.edit_words([&](CheckResult& w) {
       if (extra.failures) w.failures = *extra.failures;
+      if (extra.cause) w.cause = *extra.cause;
       if (extra.notes) w.notes = *extra.notes;
       w.notes.insert(w.notes.end(), extra.counted.notes.begin(), extra.counted.notes.end());
     });
@@ -218,6 +220,7 @@ void Grader::run_speed_checks(Checking& c) {
                          explain_slow(lc, *lab.spec, check, slot, launch, explained);
                          words.failures = explained.failures;
                          words.notes = explained.notes;
+                         words.cause = explained.cause;
                        } catch (const std::exception& e) {
                          // The lab's own message stands without a lead.
                          profile(fmt::format("  {} {}: not explained: {}", lab.spec->id, check.id, e.what()));

@@ -35,7 +35,7 @@ constexpr Table<LabStatus, 5> kLabStatuses{{
     {LabStatus::not_run, "not_run"},
 }};
 
-constexpr Table<Cause, 45> kCauses{{
+constexpr Table<Cause, 46> kCauses{{
     {Cause::none, "none"},
     {Cause::not_implemented, "not_implemented"},
     {Cause::launch_fails, "launch_fails"},
@@ -75,6 +75,7 @@ constexpr Table<Cause, 45> kCauses{{
     {Cause::large_shapes_only, "large_shapes_only"},
     {Cause::wrong_values, "wrong_values"},
     {Cause::replay_differs, "replay_differs"},
+    {Cause::sanitizer_report, "sanitizer_report"},
     {Cause::slow_conflicts, "slow_conflicts"},
     {Cause::slow_uncoalesced, "slow_uncoalesced"},
     {Cause::slow_traffic, "slow_traffic"},
@@ -83,7 +84,7 @@ constexpr Table<Cause, 45> kCauses{{
     {Cause::unrecorded, "unrecorded"},
 }};
 
-constexpr Table<Cause, 45> kCauseTitles{{
+constexpr Table<Cause, 46> kCauseTitles{{
     {Cause::none, "no diagnosis"},
     {Cause::not_implemented, "not implemented yet"},
     {Cause::launch_fails, "the launch fails"},
@@ -123,6 +124,7 @@ constexpr Table<Cause, 45> kCauseTitles{{
     {Cause::large_shapes_only, "only the larger shapes are wrong"},
     {Cause::wrong_values, "a few values wrong"},
     {Cause::replay_differs, "wrong when the grader replays the launches"},
+    {Cause::sanitizer_report, "compute-sanitizer reports an error"},
     {Cause::slow_conflicts, "shared-memory bank conflicts"},
     {Cause::slow_uncoalesced, "uncoalesced global accesses"},
     {Cause::slow_traffic, "more global memory traffic than needed"},

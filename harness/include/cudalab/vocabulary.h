@@ -90,6 +90,7 @@ enum class Cause {
   large_shapes_only,    // only the larger shapes are wrong
   wrong_values,         // a few values wrong, no pattern that names more
   replay_differs,       // right in the student's run, wrong when the grader replays the launches
+  sanitizer_report,     // right, but compute-sanitizer (the grader's --sanitize) reports an error
   // A slow kernel, counted against the reference (grader/explain.h).
   slow_conflicts,    // shared-memory bank conflicts
   slow_uncoalesced,  // scattered global accesses

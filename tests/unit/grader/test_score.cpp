@@ -125,14 +125,17 @@ TEST_CASE("Words can be rewritten, verdicts and timed ratios cannot", "[score][t
     w.verdict = Verdict::pass;
     w.measurements.push_back({"ratio", 9.99, "x"});
     w.failures.insert(w.failures.begin(), "Diagnosis: a second look.");
+    w.cause = Cause::race;  // the lead's cause is words too (an H200's gallery lost it here)
   });
   CHECK(j.verdict() == Verdict::fail);
   CHECK(j.result().measurements.empty());
   CHECK(j.result().failures.front() == "Diagnosis: a second look.");
+  CHECK(j.result().cause == Cause::race);
   // A sanitizer's report fails a pass; it never raises anything.
   Judged p = judged("square", Verdict::pass);
   p.lower_to_fail("compute-sanitizer (racecheck) reported an error");
   CHECK(p.verdict() == Verdict::fail);
+  CHECK(p.result().cause == Cause::sanitizer_report);
   Judged t = judged("square", Verdict::timeout);
   t.lower_to_fail("x");
   CHECK(t.verdict() == Verdict::timeout);
