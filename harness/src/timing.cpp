@@ -260,8 +260,8 @@ class Sampler {
             "{:.3g} x |expected| of the reference's, the rule the correctness checks use. Your kernel is "
             "wrong "
             "at this shape, whatever it does at the shapes of the correctness checks: does it take a path of "
-            "its own at this size, miss a tile or a bound that only this size reaches, or return a result "
-            "cached from an earlier call with the same buffers?",
+            "its "
+            "own at this size, or miss a tile or a bound that only this size reaches?",
             head, o.tolerance.atol, o.tolerance.rtol);
       return fmt::format(
           "{} Timed run 1 was right. The inputs are rewritten with new values before every timed run: the "
