@@ -4,8 +4,8 @@
   extract.py [--max-members N] [--max-total-bytes N] [--max-ratio N]
              [--max-depth N] [--] ARCHIVE DEST [MAX_FILE_BYTES]
 
-The grader (extract_archive in grader/submission.cpp) passes every bound from
-grader/submission.h; the defaults below are the same numbers, for running the
+The grader (extract_archive in grader/run/submission.cpp) passes every bound from
+grader/run/submission.h; the defaults below are the same numbers, for running the
 script by hand. Nothing inside an archive changes them. Every bound holds
 before the thing it bounds is read or written.
 
@@ -59,7 +59,7 @@ import unicodedata
 import zipfile
 import zlib
 
-# The grader passes its own values (grader/submission.h owns them); these
+# The grader passes its own values (grader/run/submission.h owns them); these
 # defaults equal them.
 # Entries: a submission is a handful of files, 2000 leaves room for a whole
 # repository, and bounds what is listed and checked before anything is written.

@@ -81,7 +81,7 @@ def leads(out_dir):
             verdict = text[0].split(" ")[0]
             if verdict == "not_run":
                 continue
-            # What a student reads first (grader/expect.h leading_line).
+            # What a student reads first (grader/authoring/expect.h leading_line).
             lead = next((t for t in text[1:] if t.startswith("Diagnosis:")), text[1])
             lines.append(f"  {test['number']} {verdict}: {lead}")
     return lines

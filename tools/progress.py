@@ -9,7 +9,7 @@ build with nothing to do says nothing. CUDALAB_PROGRESS=0 silences it.
   progress.py WHAT LOG -- COMMAND...
 
 Exits with COMMAND's exit code (127 where it cannot start); the script shows
-LOG where it fails. The cudalab program's own steps use grader/progress.h,
+LOG where it fails. The cudalab program's own steps use grader/run/progress.h,
 whose lines read the same: keep the two alike.
 """
 import math
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-# grader/progress.h's constants.
+# grader/run/progress.h's constants.
 LINE_INTERVAL_S = 9
 DELAY_S = 1
 ESTIMATE_AFTER = 3
@@ -55,7 +55,7 @@ def time_left_text(done, total, elapsed_s):
 
 
 class Progress:
-    """One step's progress lines (grader/progress.h's Progress)."""
+    """One step's progress lines (grader/run/progress.h's Progress)."""
 
     def __init__(self, what, unit, terminal, width=80, write=None, clock=time.monotonic, show=True):
         self.what, self.unit, self.terminal, self.width = what, unit, terminal, width

@@ -17,7 +17,7 @@
 
 #include "commands.h"
 #include "common.h"
-#include "course.h"
+#include "core/course.h"
 
 namespace cudalab {
 

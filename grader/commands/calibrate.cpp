@@ -1,6 +1,6 @@
 // cudalab calibrate [LAB...]: the command line of calibrate.h's
 // run_calibration.
-#include "calibrate.h"
+#include "authoring/calibrate.h"
 
 #include "commands.h"
 #include "common.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate.h"
+#include "authoring/calibrate.h"
 
 namespace cudalab {
 

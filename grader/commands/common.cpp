@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sandbox.h"
+#include "run/sandbox.h"
 
 namespace fs = std::filesystem;
 

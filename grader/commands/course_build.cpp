@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "common.h"
-#include "meson_project.h"
-#include "process.h"
-#include "progress.h"
+#include "run/meson_project.h"
+#include "run/process.h"
+#include "run/progress.h"
 
 namespace cudalab {
 

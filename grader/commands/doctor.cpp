@@ -14,11 +14,11 @@
 
 #include "commands.h"
 #include "common.h"
+#include "core/time_limits.h"
 #include "course_build.h"
 #include "gpu_probe.h"
-#include "process.h"
-#include "sandbox.h"
-#include "time_limits.h"
+#include "run/process.h"
+#include "run/sandbox.h"
 
 namespace fs = std::filesystem;
 

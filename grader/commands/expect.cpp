@@ -3,7 +3,7 @@
 // tests/gallery) and compares its verdicts, and the cause that leads a
 // failure, with an expect.toml (expect.h), taking the second looks the grader
 // takes.
-#include "expect.h"
+#include "authoring/expect.h"
 
 #include <fmt/format.h>
 
@@ -11,13 +11,13 @@
 #include <map>
 #include <optional>
 
-#include "checks.h"
 #include "commands.h"
 #include "common.h"
-#include "explain.h"
-#include "grade_document.h"
-#include "report.h"
-#include "sandbox.h"
+#include "core/grade_document.h"
+#include "run/checks.h"
+#include "run/explain.h"
+#include "run/sandbox.h"
+#include "views/report.h"
 
 namespace fs = std::filesystem;
 

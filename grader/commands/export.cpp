@@ -1,7 +1,7 @@
 // cudalab export RESULTS...: writes a graded submission's views (or a batch's)
 // again from its grade.json, without grading; the work is export.h's
 // export_views.
-#include "export.h"
+#include "views/export.h"
 
 #include <filesystem>
 

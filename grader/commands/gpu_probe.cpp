@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "common.h"
+#include "core/time_limits.h"
 #include "course_build.h"
-#include "meson_project.h"
-#include "process.h"
-#include "time_limits.h"
+#include "run/meson_project.h"
+#include "run/process.h"
 
 namespace fs = std::filesystem;
 

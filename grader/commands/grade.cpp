@@ -4,8 +4,6 @@
 // Slurm: grade_slurm.h), writes each one's grade.json and its views, and
 // prints the grade or the batch's distribution. --prepare only builds the
 // grading folder. The grading itself is grade.h's Grader.
-#include "grade.h"
-
 #include <fmt/color.h>
 #include <fmt/format.h>
 
@@ -21,19 +19,20 @@
 
 #include "commands.h"
 #include "common.h"
-#include "course.h"
+#include "core/course.h"
+#include "core/files.h"
+#include "core/grade_document.h"
+#include "core/late.h"
 #include "cudalab/manifest.h"
-#include "export.h"
-#include "files.h"
 #include "gpu_probe.h"
-#include "grade_document.h"
 #include "grade_slurm.h"
-#include "gradebook.h"
-#include "intake.h"
-#include "late.h"
-#include "report.h"
-#include "slurm.h"
-#include "submission.h"
+#include "pipeline/grader.h"
+#include "platforms/gradebook.h"
+#include "platforms/intake.h"
+#include "platforms/slurm.h"
+#include "run/submission.h"
+#include "views/export.h"
+#include "views/report.h"
 
 namespace fs = std::filesystem;
 

@@ -8,13 +8,13 @@
 #include <vector>
 
 #include "common.h"
-#include "files.h"
-#include "gradebook.h"
-#include "intake.h"
-#include "process.h"
-#include "sandbox.h"
-#include "slurm.h"
-#include "time_limits.h"
+#include "core/files.h"
+#include "core/time_limits.h"
+#include "platforms/gradebook.h"
+#include "platforms/intake.h"
+#include "platforms/slurm.h"
+#include "run/process.h"
+#include "run/sandbox.h"
 
 namespace fs = std::filesystem;
 

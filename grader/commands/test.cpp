@@ -16,21 +16,21 @@
 #include <sstream>
 #include <thread>
 
-#include "checks.h"
 #include "commands.h"
 #include "common.h"
+#include "core/files.h"
+#include "core/score.h"
+#include "core/time_limits.h"
 #include "course_build.h"
 #include "cudalab/manifest.h"
-#include "explain.h"
-#include "files.h"
 #include "gpu_probe.h"
-#include "lab_targets.h"
-#include "process.h"
-#include "progress.h"
-#include "report.h"
-#include "sandbox.h"
-#include "score.h"
-#include "time_limits.h"
+#include "run/checks.h"
+#include "run/explain.h"
+#include "run/lab_targets.h"
+#include "run/process.h"
+#include "run/progress.h"
+#include "run/sandbox.h"
+#include "views/report.h"
 
 namespace fs = std::filesystem;
 

@@ -1,18 +1,18 @@
 // grader/pipeline/check_instructions.cpp: the instructions a lab's manifest forbids
 // (lab.toml's [lab] forbid), looked for in a student file's PTX and its object's
-// SASS (grader/instructions.h says why and which). Run only for labs that forbid
+// SASS (grader/run/instructions.h says why and which). Run only for labs that forbid
 // something: a warm grade of the others spends nothing here.
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "files.h"
-#include "grade.h"
-#include "instructions.h"
+#include "core/files.h"
+#include "core/time_limits.h"
+#include "pipeline/grader.h"
 #include "pipeline/internal.h"
-#include "process.h"
-#include "sandbox.h"
-#include "time_limits.h"
+#include "run/instructions.h"
+#include "run/process.h"
+#include "run/sandbox.h"
 
 namespace fs = std::filesystem;
 

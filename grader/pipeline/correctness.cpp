@@ -14,10 +14,10 @@
 #include <mutex>
 #include <thread>
 
-#include "checks.h"
-#include "grade.h"
+#include "pipeline/grader.h"
 #include "pipeline/internal.h"
-#include "progress.h"
+#include "run/checks.h"
+#include "run/progress.h"
 
 namespace fs = std::filesystem;
 

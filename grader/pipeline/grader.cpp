@@ -1,5 +1,7 @@
 // grader/pipeline/grader.cpp: the grading pipeline: Grader::grade runs its stages in order (stage.cpp, then
 // run: correctness, second looks, speed, score).
+#include "pipeline/grader.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -18,14 +20,13 @@
 #include <thread>
 
 #include "cudalab/replay.h"
-#include "explain.h"
-#include "grade.h"
 #include "pipeline/internal.h"
-#include "policy.h"
-#include "process.h"
-#include "progress.h"
-#include "sandbox.h"
-#include "submission.h"
+#include "run/explain.h"
+#include "run/policy.h"
+#include "run/process.h"
+#include "run/progress.h"
+#include "run/sandbox.h"
+#include "run/submission.h"
 
 namespace fs = std::filesystem;
 

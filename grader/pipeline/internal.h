@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/files.h"
 #include "cudalab/manifest.h"
-#include "files.h"
 
 namespace cudalab {
 

@@ -18,13 +18,13 @@
 #include <thread>
 
 #include "cudalab/replay.h"
-#include "explain.h"
-#include "grade.h"
+#include "pipeline/grader.h"
 #include "pipeline/internal.h"
-#include "policy.h"
-#include "process.h"
-#include "sandbox.h"
-#include "submission.h"
+#include "run/explain.h"
+#include "run/policy.h"
+#include "run/process.h"
+#include "run/sandbox.h"
+#include "run/submission.h"
 
 namespace fs = std::filesystem;
 

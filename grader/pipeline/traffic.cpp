@@ -1,7 +1,7 @@
 // grader/pipeline/traffic.cpp: the global-memory traffic of each kernel on a speed check's roofline,
 // counted in CPU mode (traffic.h): the reference's and foils' once per reference build, the student's once
 // per submission.
-#include "traffic.h"
+#include "run/traffic.h"
 
 #include <fmt/format.h>
 
@@ -9,10 +9,10 @@
 #include <map>
 #include <sstream>
 
-#include "explain.h"
-#include "grade.h"
+#include "pipeline/grader.h"
 #include "pipeline/internal.h"
-#include "report_html.h"
+#include "run/explain.h"
+#include "views/report_html.h"
 
 namespace fs = std::filesystem;
 

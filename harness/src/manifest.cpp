@@ -153,13 +153,13 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
       if (!plain_name(f))
         rd.fail(l, fmt::format("[lab]: '{}' must be a plain file or lab name, without folders", f));
   // The global functions the tests call in the student files: the only
-  // global names a submission may define besides its kernels (grader/policy.h).
+  // global names a submission may define besides its kernels (grader/run/policy.h).
   lab.launchers = rd.strings(*l, "launchers", "[lab]");
   for (const auto& f : lab.launchers)
     if (!identifier(f))
       rd.fail(l->get("launchers"),
               fmt::format("[lab]: launchers: '{}' must be the name of a global C++ function", f));
-  // Instruction classes the lab's lesson excludes (grader/policy.h scans for them).
+  // Instruction classes the lab's lesson excludes (grader/run/policy.h scans for them).
   lab.forbid = rd.strings(*l, "forbid", "[lab]");
   for (const auto& f : lab.forbid)
     if (std::find(kForbiddenClasses.begin(), kForbiddenClasses.end(), f) == kForbiddenClasses.end())
@@ -194,7 +194,7 @@ LabSpec parse_lab(std::string_view text, const std::string& source, const std::s
     }
   }
   // The lab's own words for each cause a slow kernel's diagnosis can name
-  // (grader/explain.h): what the fix is in this lab's terms.
+  // (grader/run/explain.h): what the fix is in this lab's terms.
   if (const toml::node* e = doc.get("explain")) {
     const toml::table* t = e->as_table();
     if (!t) rd.fail(e, "[explain] must be a table");

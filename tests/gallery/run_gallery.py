@@ -266,7 +266,7 @@ def write_submission(entry, items, batch):
                 f.write(value)
 
 
-GRADE_FORMAT = "cudalab-grade/2"  # grader/grade_document.h kGradeFormat
+GRADE_FORMAT = "cudalab-grade/2"  # grader/core/grade_document.h kGradeFormat
 
 
 def grade_labs(grade):
@@ -311,7 +311,7 @@ def line_with(text, phrase):
 
 
 def lead_of(check):
-    """What a student reads first as the cause of a failed check (as grader/expect.h's
+    """What a student reads first as the cause of a failed check (as grader/authoring/expect.h's
     leading_line): its "Diagnosis:" line, else the first line of its failures
     (then of its notes)."""
     lines = [l.strip() for t in check.get("failures", []) + check.get("notes", [])
@@ -323,7 +323,7 @@ RAW_SANITIZER = re.compile(r"^=========|\+0x[0-9a-fA-F]|hazards displayed")
 
 
 def message_problems(check):
-    """What no failing check's messages may do (as grader/expect.h's
+    """What no failing check's messages may do (as grader/authoring/expect.h's
     message_problem): a "Diagnosis:" line anywhere but first, "(below)" with
     nothing below it, a sanitizer's raw lines. A list of problems."""
     lines = [l.strip() for t in check.get("failures", []) for l in t.split("\n") if l.strip()]

@@ -173,7 +173,7 @@ def run_step(script, cudalab, tmp):
 with open(os.path.join(SRC, "course.toml"), "rb") as f:
     course = tomllib.load(f)
 correct_max = 0.0
-# The course's labs: its list, or without one every lab of the tree (grader/course.h).
+# The course's labs: its list, or without one every lab of the tree (grader/core/course.h).
 labs = course["course"].get("labs") or sorted(
     d for d in os.listdir(os.path.join(SRC, "labs")) if os.path.isfile(os.path.join(SRC, "labs", d, "lab.toml")))
 for lab in labs:

@@ -1,4 +1,4 @@
-// The roofline's traffic counts (grader/traffic.h) on the real kernels, in
+// The roofline's traffic counts (grader/run/traffic.h) on the real kernels, in
 // CPU mode, through the grader's own counting run (count_kernel_traffic):
 // lab 03's solution and lab 02's naive solution, each built as the grader
 // builds a submission's <lab>-tests-access (the student's file
@@ -6,10 +6,10 @@
 // instrumented too (the reference's and the foils' counts).
 #include <string>
 
-#include "checks.h"
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
-#include "traffic.h"
+#include "run/checks.h"
+#include "run/traffic.h"
 
 using namespace cudalab;
 

@@ -4,7 +4,7 @@ as they are written (a member with more data than its header declares, a
 total passed mid-member, and what was written deleted), a decompressed tar
 stream bounded on seek and on read, names checked at their limits and printed
 on one line, any failure as one line and exit 2, and the defaults equal to
-grader/submission.h's constants. The C++ unit tests (test_submission.cpp,
+grader/run/submission.h's constants. The C++ unit tests (test_submission.cpp,
 [archive]) unpack real bombs through the grader. Host-only, a second.
 
   test_extract.py SOURCE_ROOT
@@ -127,7 +127,7 @@ class Main(unittest.TestCase):
 
 class Defaults(unittest.TestCase):
     def test_equal_the_graders_constants(self):
-        with open(os.path.join(SRC, "grader", "submission.h")) as f:
+        with open(os.path.join(SRC, "grader", "run", "submission.h")) as f:
             header = f.read()
 
         def constant(name):

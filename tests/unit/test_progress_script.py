@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """tools/progress.py, which shows the ./cudalab script's first configure and
 build: ninja's status lines read as a count, the time left in the words
-grader/progress.h uses (test_progress.cpp checks the same cases there), a
+grader/run/progress.h uses (test_progress.cpp checks the same cases there), a
 log's line at least every 9 s under a clock the test moves, the terminal's
 one line, and a command's output kept in its log and its exit code passed
 on. Host-only, a second.

@@ -1,4 +1,4 @@
-// The check sandbox (grader/sandbox.h): a tiny helper program run
+// The check sandbox (grader/run/sandbox.h): a tiny helper program run
 // through cudalab-sandbox tries what a hostile check would (write outside its
 // scratch folder, read another submission, run a program, open a TCP
 // connection, signal the grader) and must fail, while what a check needs
@@ -20,8 +20,8 @@
 #include <string>
 
 #include "cudalab/catch.h"
-#include "process.h"
-#include "sandbox.h"
+#include "run/process.h"
+#include "run/sandbox.h"
 
 namespace fs = std::filesystem;
 using namespace cudalab;

@@ -8,7 +8,7 @@ Reads BUILD_DIR/meson-logs/testlog.json after `meson test` ran the variants
 variant expects to fail or that failed, prints: the variant, the mode, the
 check, the verdict expected and got, the cause id expected (`cause`) and the
 one its diagnosis named, the lead its expect.toml names
-(`leads`), the lead the check printed (grader/expect.h's leading_line: the
+(`leads`), the lead the check printed (grader/authoring/expect.h's leading_line: the
 "Diagnosis:" line, else the message's first line), and the test's result.
 A variant test already fails when its lead does not say `leads` or a check
 shows two causes; this table is the record of what each one said.

@@ -2,7 +2,7 @@
  * that logs every socket(), socketpair(), connect() and bind() call (and
  * sendto()/sendmsg() that name an address) to stderr, one line each prefixed
  * "socket_log:", then calls the real function. For the GPU host: by default
- * cudalab-sandbox refuses every socket (grader/sandbox_main.cpp), and
+ * cudalab-sandbox refuses every socket (grader/run/sandbox_main.cpp), and
  * SandboxSpec::unix_sockets (--unix-sockets) lets a run have AF_UNIX ones;
  * this tells which runs (the CUDA runtime, compute-sanitizer) need them.
  *
@@ -23,7 +23,7 @@
  *   S=$(mktemp -d); LD_PRELOAD=$PWD/socket_log.so ./build/grader/cudalab-sandbox \
  *       --scratch $S --read $PWD/socket_log.so --read $PWD/labs -- \
  *       $PWD/build/labs/03_tiling-tests square; echo "exit $?"
- *   #    under the sanitizer as the grader runs it (grader/checks.cpp: the
+ *   #    under the sanitizer as the grader runs it (grader/run/checks.cpp: the
  *   #    sanitizer's own program, its folder and the test binary executable):
  *   CS=$(dirname $(readlink -f $(which compute-sanitizer)))/../compute-sanitizer
  *   LD_PRELOAD=$PWD/socket_log.so ./build/grader/cudalab-sandbox --scratch $S \

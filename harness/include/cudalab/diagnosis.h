@@ -104,7 +104,7 @@ bool list_samples();
 // launch's advice is what simt saw, and it leads.
 inline constexpr const char* kSharedOverrun = "wrote past the end of the kernel's";
 // The last sentence of a race's lead: where the grader runs racecheck itself,
-// its report follows in its place (grader/explain.h). LAB is the lab's id
+// its report follows in its place (grader/run/explain.h). LAB is the lab's id
 // where the test process knows it (set_lab), and CPU mode, where --sanitize
 // cannot run, says it is for a GPU.
 inline constexpr const char* kRacecheckAdvice = " `./cudalab test LAB --sanitize=racecheck` names the line";

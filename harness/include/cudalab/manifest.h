@@ -43,7 +43,7 @@ struct CheckSpec {
   // Speed checks: the check whose CPU-mode run with simt's access report
   // explains a kernel too slow, held against the reference's run (bank
   // conflicts, uncoalesced accesses, more global traffic, the launch;
-  // grader/explain.h): an earlier correctness check, or this check itself,
+  // grader/run/explain.h): an earlier correctness check, or this check itself,
   // whose counting run (cudalab::traffic_of) makes one call at a small shape.
   // Empty: none.
   std::string explain;
@@ -56,7 +56,7 @@ struct CheckSpec {
 };
 
 // lab.toml's [lab] forbid: the classes of GPU instructions a lab's lesson can
-// exclude. grader/policy.h says which instructions each class holds and scans
+// exclude. grader/run/policy.h says which instructions each class holds and scans
 // a student file's PTX (and SASS, where cuobjdump is found) for them.
 inline constexpr std::array<std::string_view, 2> kForbiddenClasses = {"tensor_cores", "tma"};
 

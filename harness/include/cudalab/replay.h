@@ -65,7 +65,7 @@ struct Trace {
 // check is judged on that evidence: the guard zones, the inputs and the
 // outputs as the kernels left them in a process that runs none of the
 // student's host code, so that no host code can put back what a kernel
-// overwrote (grader/judged.h judge_memory_replay).
+// overwrote (grader/core/judged.h judge_memory_replay).
 std::string calls_to_json(const std::vector<Trace>& calls);
 bool calls_from_json(const std::string& text, std::vector<Trace>& calls, std::string& error);
 // At most this many calls of a launcher in one check.

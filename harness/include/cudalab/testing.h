@@ -101,7 +101,7 @@ const std::string& traffic_of();
 // In such a run each call's launch leaves a note (kCountedLaunch,
 // cudalab/vocabulary.h).
 
-// For the report's roofline (grader/report_html.cpp): what one call of the
+// For the report's roofline (grader/views/report_html.cpp): what one call of the
 // timed launcher must move and compute (compulsory DRAM bytes, FP32 FLOP),
 // and this GPU's peaks, as measurements named chart_* (the text report does
 // not print them).

@@ -43,7 +43,7 @@
 // there) fails from timed run 1, and is told so. What this cannot tell: a
 // different computation that is as accurate (fp16 halves of each input on
 // tensor cores come within FP32's rounding); a lab excludes those by
-// instruction class (lab.toml's forbid, grader/instructions.h).
+// instruction class (lab.toml's forbid, grader/run/instructions.h).
 #pragma once
 
 #include <cstddef>

@@ -41,7 +41,7 @@ enum class LabStatus {
 // Why a check failed: the closed list of causes a diagnosis names, one per
 // failing check (its "Diagnosis:" line). The harness's diagnosis
 // (cudalab/diagnosis.h) picks a correctness cause from a check's evidence;
-// the grader's second looks and speed explanations (grader/explain.h) name
+// the grader's second looks and speed explanations (grader/run/explain.h) name
 // the others. Views group and count by it; the words a student reads are the
 // diagnosis's own text. `none`: no diagnosis (a check that passed, or one
 // whose message says what to do, or a grade written before causes were kept).
@@ -91,7 +91,7 @@ enum class Cause {
   wrong_values,         // a few values wrong, no pattern that names more
   replay_differs,       // right in the student's run, wrong when the grader replays the launches
   sanitizer_report,     // right, but compute-sanitizer (the grader's --sanitize) reports an error
-  // A slow kernel, counted against the reference (grader/explain.h).
+  // A slow kernel, counted against the reference (grader/run/explain.h).
   slow_conflicts,    // shared-memory bank conflicts
   slow_uncoalesced,  // scattered global accesses
   slow_traffic,      // more global memory traffic than the reference
@@ -129,7 +129,7 @@ inline constexpr std::string_view kRecordFormat = "cudalab-record/1";
 // A note of a run that counts accesses (cudalab::traffic_of): each launch of
 // the harness's calls (cudalab::Run), as "counted launch
 // transpose(1024x1024): transpose_kernel<<<grid (32, 32, 1), block (32, 8,
-// 1)>>>". A slow kernel's diagnosis (grader/explain.h) holds the student's
+// 1)>>>". A slow kernel's diagnosis (grader/run/explain.h) holds the student's
 // launches against the reference's, call for call.
 inline constexpr const char* kCountedLaunch = "counted launch ";
 

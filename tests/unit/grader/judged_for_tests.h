@@ -1,11 +1,11 @@
 // tests/unit/grader/judged_for_tests.h: verdicts made up for the exports' and the
-// scorer's tests. The grader itself has no such door (grader/judged.h): its
+// scorer's tests. The grader itself has no such door (grader/core/judged.h): its
 // verdicts come from its own judges only. Defined here, in the tests alone.
 #pragma once
 
 #include <cmath>
 
-#include "judged.h"
+#include "core/judged.h"
 
 namespace cudalab {
 

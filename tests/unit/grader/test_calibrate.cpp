@@ -1,9 +1,9 @@
-// `cudalab calibrate`'s pure parts (grader/calibrate.h): the rules of
+// `cudalab calibrate`'s pure parts (grader/authoring/calibrate.h): the rules of
 // docs/calibration.md turned into a proposal, on made-up ratios, and the
 // lab.toml edit that writes it.
 #include <cmath>
 
-#include "calibrate.h"
+#include "authoring/calibrate.h"
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
 #include "testbed.h"

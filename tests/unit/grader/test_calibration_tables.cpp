@@ -1,4 +1,4 @@
-// The speed checks' calibration tables (grader/calibration_table.h): their
+// The speed checks' calibration tables (grader/authoring/calibration_table.h): their
 // file format on made-up measurements, then the repository's own tables in
 // calibration/ against the labs' lab.toml thresholds and tests/variants. The
 // second part is what keeps a threshold's provenance honest: a lab.toml
@@ -11,8 +11,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "calibrate.h"
-#include "calibration_table.h"
+#include "authoring/calibrate.h"
+#include "authoring/calibration_table.h"
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
 #include "testbed.h"

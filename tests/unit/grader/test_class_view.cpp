@@ -1,4 +1,4 @@
-// The class view (grader/class_view.h): per check, who failed it and with
+// The class view (grader/views/class_view.h): per check, who failed it and with
 // which diagnosis, each submission's status, and class.csv, on the made-up
 // class of testbed::class_batch().
 #include <filesystem>
@@ -6,12 +6,12 @@
 #include <sstream>
 #include <string>
 
-#include "class_view.h"
+#include "core/files.h"
 #include "cudalab/catch.h"
-#include "export.h"
-#include "files.h"
-#include "report_html.h"
 #include "testbed.h"
+#include "views/class_view.h"
+#include "views/export.h"
+#include "views/report_html.h"
 
 using namespace cudalab;
 

@@ -1,8 +1,8 @@
-// The course file's assignments (grader/course.h): what a course hands out
+// The course file's assignments (grader/core/course.h): what a course hands out
 // together, and what grading one of them leaves of the course.
 #include <catch2/catch.hpp>
 
-#include "course.h"
+#include "core/course.h"
 
 using namespace cudalab;
 

@@ -1,5 +1,5 @@
 // The leading diagnosis of a speed check too slow, from CPU mode's access
-// report held against the reference's (grader/explain.h): bank conflicts,
+// report held against the reference's (grader/run/explain.h): bank conflicts,
 // uncoalesced accesses, more global traffic, the launch, or none of them,
 // each from reports written the way simt writes them.
 #include <fmt/format.h>
@@ -11,14 +11,14 @@
 #include <thread>
 #include <vector>
 
-#include "checks.h"
+#include "authoring/expect.h"
 #include "cudalab/catch.h"
 #include "cudalab/diagnosis.h"
 #include "cudalab/manifest.h"
 #include "cudalab/replay.h"
-#include "expect.h"
-#include "explain.h"
-#include "report.h"
+#include "run/checks.h"
+#include "run/explain.h"
+#include "views/report.h"
 
 using namespace cudalab;
 
@@ -627,7 +627,7 @@ TEST_CASE("two runs of the same check at once never share their files' names", "
 }
 
 // ---------------------------------------------------------------------------
-// The lead a student reads first (grader/expect.h), which the variants and the
+// The lead a student reads first (grader/authoring/expect.h), which the variants and the
 // gallery hold against the cause they expect.
 
 TEST_CASE("A failed check's lead is its Diagnosis line, even after the line it explains",

@@ -2,14 +2,14 @@
 #include <pugixml.hpp>
 #include <sstream>
 
-#include "course.h"
+#include "core/course.h"
+#include "core/files.h"
 #include "cudalab/catch.h"
-#include "export.h"
-#include "files.h"
-#include "intake.h"
 #include "judged_for_tests.h"
-#include "report.h"
+#include "platforms/intake.h"
 #include "testbed.h"
+#include "views/export.h"
+#include "views/report.h"
 
 using namespace cudalab;
 

@@ -6,12 +6,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "course.h"
-#include "export.h"
-#include "grade_document.h"
+#include "core/course.h"
+#include "core/grade_document.h"
 #include "judged_for_tests.h"
-#include "report_html.h"
 #include "testbed.h"
+#include "views/export.h"
+#include "views/report_html.h"
 
 using namespace cudalab;
 

@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 
-#include "class_view.h"
-#include "gradebook.h"
-#include "intake.h"
+#include "platforms/gradebook.h"
+#include "platforms/intake.h"
+#include "views/class_view.h"
 
 using namespace cudalab;
 

@@ -5,7 +5,7 @@
 
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
-#include "instructions.h"
+#include "run/instructions.h"
 
 using namespace cudalab;
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "intake.h"
+#include "platforms/intake.h"
 
 using namespace cudalab;
 namespace fs = std::filesystem;

@@ -1,11 +1,11 @@
 // Which of the course build's targets `cudalab test` builds
-// (grader/lab_targets.h): a first `./cudalab test 03_tiling` builds lab 03's
+// (grader/run/lab_targets.h): a first `./cudalab test 03_tiling` builds lab 03's
 // one binary for where its checks run, and no other lab's.
 #include <string>
 #include <vector>
 
 #include "cudalab/catch.h"
-#include "lab_targets.h"
+#include "run/lab_targets.h"
 
 using namespace cudalab;
 

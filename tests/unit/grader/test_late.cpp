@@ -3,10 +3,10 @@
 // moment, exactly at the due moment on time, past max_days nothing.
 #include <catch2/catch.hpp>
 
-#include "course.h"
+#include "core/course.h"
+#include "core/grade_document.h"
+#include "core/late.h"
 #include "cudalab/manifest.h"
-#include "grade_document.h"
-#include "late.h"
 
 using namespace cudalab;
 

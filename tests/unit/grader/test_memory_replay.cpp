@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/judged.h"
 #include "cudalab/buffer.h"
 #include "cudalab/catch.h"
 #include "cudalab/evidence.h"
-#include "judged.h"
 
 using namespace cudalab;
 namespace ev = cudalab::evidence;

@@ -1,4 +1,4 @@
-// The grader's one module for Meson and ninja (grader/meson_project.h): the
+// The grader's one module for Meson and ninja (grader/run/meson_project.h): the
 // command lines it builds, what it reads of build.ninja, and ninja's answer
 // to `-t query`, on a fabricated build folder (no compiler, no GPU).
 #include <unistd.h>
@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "cudalab/catch.h"
-#include "meson_project.h"
 #include "pipeline/internal.h"
-#include "process.h"
-#include "progress.h"
+#include "run/meson_project.h"
+#include "run/process.h"
+#include "run/progress.h"
 
 using namespace cudalab;
 

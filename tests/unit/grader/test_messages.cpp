@@ -1,4 +1,4 @@
-// A failing check's messages as a student reads them (grader/report.h's
+// A failing check's messages as a student reads them (grader/views/report.h's
 // check_messages): one "Diagnosis:" line, first; nothing after it that
 // offers a cause it ruled out; "(below)" only above something; sanitizer
 // output folded; one count of each thing. Each case is a report read on an
@@ -11,15 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "checks.h"
+#include "authoring/expect.h"
 #include "cudalab/catch.h"
 #include "cudalab/diagnosis.h"
 #include "cudalab/manifest.h"
-#include "expect.h"
-#include "explain.h"
-#include "policy.h"
-#include "report.h"
+#include "run/checks.h"
+#include "run/explain.h"
+#include "run/policy.h"
 #include "testbed.h"
+#include "views/report.h"
 
 using namespace cudalab;
 
@@ -261,7 +261,7 @@ TEST_CASE("Each lab's slow-kernel diagnosis gives the fix for its one cause and 
 
 namespace {
 
-// A correctness check that ran out of time on the GPU, as grader/checks.cpp
+// A correctness check that ran out of time on the GPU, as grader/run/checks.cpp
 // words it: the limit, then the causes it may have.
 CheckResult hung() {
   CheckResult r =

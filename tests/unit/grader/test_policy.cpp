@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "cudalab/catch.h"
-#include "policy.h"
-#include "process.h"
+#include "run/policy.h"
+#include "run/process.h"
 
 using namespace cudalab;
 

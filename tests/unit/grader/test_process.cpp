@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cudalab/catch.h"
-#include "process.h"
+#include "run/process.h"
 
 using namespace cudalab;
 

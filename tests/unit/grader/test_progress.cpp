@@ -1,11 +1,11 @@
-// A long step's progress (grader/progress.h): ninja's status lines read as a
+// A long step's progress (grader/run/progress.h): ninja's status lines read as a
 // count, the time left from the rate, the cadence of a log's lines under a
 // clock the test moves, and the terminal's single redrawn line.
 #include <string>
 #include <vector>
 
 #include "cudalab/catch.h"
-#include "progress.h"
+#include "run/progress.h"
 
 using namespace cudalab;
 

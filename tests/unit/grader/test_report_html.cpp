@@ -1,4 +1,4 @@
-// report.html and the batch's index.html (grader/report_html.h): what a
+// report.html and the batch's index.html (grader/views/report_html.h): what a
 // student and an instructor look at, built from a grade made up here.
 #include <algorithm>
 #include <cstdlib>
@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "course.h"
+#include "core/course.h"
 #include "cudalab/catch.h"
 #include "judged_for_tests.h"
-#include "report_html.h"
+#include "run/traffic.h"
 #include "testbed.h"
-#include "traffic.h"
+#include "views/report_html.h"
 
 using namespace cudalab;
 
@@ -33,7 +33,7 @@ CheckResult timed_matmul(double student_ms) {
   return r;
 }
 
-// The traffic CPU mode counted at 128^3 (grader/traffic.h): lab 03's
+// The traffic CPU mode counted at 128^3 (grader/run/traffic.h): lab 03's
 // solution as the student's kernel, lab 02's naive one, as the real
 // -tests-access builds counted them (tests/traffic/).
 void count_tiled_and_naive(CheckResult& r) {

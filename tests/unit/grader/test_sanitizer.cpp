@@ -1,8 +1,8 @@
 // Turning compute-sanitizer's reports into a message for the student.
 #include <algorithm>
 
-#include "checks.h"
 #include "cudalab/catch.h"
+#include "run/checks.h"
 
 using namespace cudalab;
 

@@ -2,12 +2,12 @@
 
 #include <stdexcept>
 
+#include "authoring/expect.h"
+#include "core/score.h"
 #include "cudalab/catch.h"
 #include "cudalab/manifest.h"
-#include "expect.h"
-#include "grade.h"
 #include "judged_for_tests.h"
-#include "score.h"
+#include "pipeline/grader.h"
 
 using namespace cudalab;
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cudalab/catch.h"
-#include "seed.h"
+#include "run/seed.h"
 
 using namespace cudalab;
 namespace fs = std::filesystem;

@@ -1,10 +1,10 @@
-// A batch on Slurm (grader/slurm.h): shares, tasks, sbatch's output, the
+// A batch on Slurm (grader/platforms/slurm.h): shares, tasks, sbatch's output, the
 // array task's script. The real cluster: tests/slurm/test_slurm.py.
 #include <set>
 #include <string>
 
 #include "cudalab/catch.h"
-#include "slurm.h"
+#include "platforms/slurm.h"
 
 using namespace cudalab;
 

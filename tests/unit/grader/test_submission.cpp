@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "cudalab/catch.h"
-#include "process.h"
-#include "submission.h"
+#include "run/process.h"
+#include "run/submission.h"
 
 using namespace cudalab;
 namespace fs = std::filesystem;

@@ -1,9 +1,9 @@
-// The one rule for a check's time limit (grader/time_limits.h), for every role a
+// The one rule for a check's time limit (grader/core/time_limits.h), for every role a
 // run of a check's process plays.
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "time_limits.h"
+#include "core/time_limits.h"
 
 using namespace cudalab;
 

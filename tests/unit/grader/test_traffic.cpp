@@ -1,10 +1,10 @@
-// The traffic the report's roofline places kernels by (grader/traffic.h):
+// The traffic the report's roofline places kernels by (grader/run/traffic.h):
 // simt's access report read into bytes, a counting run into a count, the
 // counts into a speed check's measurements and back.
 #include <string>
 
 #include "cudalab/catch.h"
-#include "traffic.h"
+#include "run/traffic.h"
 
 using namespace cudalab;
 

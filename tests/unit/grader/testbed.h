@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "calibrate.h"
-#include "course.h"
-#include "export.h"
-#include "grade_document.h"
+#include "authoring/calibrate.h"
+#include "core/course.h"
+#include "core/grade_document.h"
+#include "views/export.h"
 
 namespace testbed {
 

@@ -12,7 +12,7 @@
 
 #include "cudalab/catch.h"
 #include "cudalab/elf.h"
-#include "process.h"
+#include "run/process.h"
 
 using namespace cudalab;
 

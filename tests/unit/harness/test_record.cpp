@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "checks.h"
 #include "cudalab/catch.h"
 #include "cudalab/record.h"
+#include "run/checks.h"
 
 using namespace cudalab;
 

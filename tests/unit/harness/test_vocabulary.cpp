@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
-#include "checks.h"
 #include "cudalab/vocabulary_fmt.h"
+#include "run/checks.h"
 
 using namespace cudalab;
 

@@ -1,0 +1,364 @@
+// grader/pipeline/grader.h: grading a submission: overlay its student files on a
+// pristine copy of the labs, build lab by lab against the pristine harness,
+// tests and references, run each check in its own process, score.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/course.h"
+#include "core/judged.h"
+#include "core/score.h"
+#include "cudalab/manifest.h"
+#include "run/checks.h"
+#include "run/explain.h"
+#include "run/progress.h"
+#include "run/sandbox.h"
+#include "run/seed.h"
+#include "run/traffic.h"
+
+namespace cudalab {
+
+class Progress;  // progress.h
+
+struct LabGrade {
+  const LabSpec* spec = nullptr;
+  double weight = 1;
+  LabStatus status = LabStatus::graded;  // cudalab/vocabulary.h
+  std::string message;                   // why it was not graded, for the student
+  // One per check, in the lab's order: verdicts the grader reached itself
+  // (judged.h), the only thing a score is computed from.
+  std::vector<Judged> results;
+  std::vector<CheckScore> scores;
+  double points = 0, max_points = 0;  // unweighted
+};
+
+struct SubmissionGrade {
+  std::string id;
+  std::string assignment;  // course.toml's assignment graded ("" the course's labs)
+  std::vector<LabGrade> labs;
+  std::vector<std::string> ignored;  // files not taken, with the reason
+  std::vector<std::string> notes;
+  double score = 0, max_score = 0;  // weighted totals
+  double seconds = 0;
+  bool gpu = false;
+  bool cpu_mode = false;  // no GPU; correctness graded in CPU mode (course.toml, or cpu_fallback)
+  // CPU mode for want of a GPU, not by the course's choice (GraderConfig::
+  // cpu_fallback): speed checks not run, a provisional grade (exit code 3).
+  bool provisional = false;
+  std::string gpu_line;
+  std::string error;  // the submission could not be read at all
+};
+
+struct GraderConfig {
+  // An assignment's grade: the file names (student files, tests) of the
+  // course's labs outside it, which its grade passes over in silence.
+  std::vector<std::string> files_outside;
+  std::filesystem::path source_root;  // pristine course: labs/, solutions/, harness/
+  std::filesystem::path work_dir;     // the grading build and overlay live here
+  CourseSpec course;
+  std::vector<LabSpec> labs;  // the course's labs, in its order
+  std::string seed;           // inputs' seed at grading time
+  // compute-sanitizer tools to run each passing correctness check under too
+  // (e.g. memcheck, racecheck): a report turns the check into a failure.
+  std::vector<std::string> sanitizers;
+  bool verbose = false;
+  // Without a usable GPU, grade the correctness checks in CPU mode even where
+  // the course does not set cpu_mode (`cudalab grade` unless --no-cpu): the
+  // grade is then marked provisional.
+  bool cpu_fallback = false;
+  // A submission's correctness checks run side by side, this many at once
+  // (0: automatic, check_jobs()). Speed checks always run alone.
+  int check_jobs = 0;
+  // The builds' and stages' progress on stderr (progress.h): for one
+  // submission at a time; submissions graded side by side would share a
+  // terminal's one line.
+  bool progress = false;
+};
+
+// How many correctness checks run at once: `configured` where > 0; else in
+// CPU mode one per core (simulated threads keep a core busy), on a GPU up to
+// 8 (their kernels take milliseconds; the processes' start, the inputs and
+// the CPU's expected values are the time: on an H100 host with 16 cores the
+// four labs' twelve checks took 9.1 s four at a time).
+std::size_t check_jobs(int configured, bool cpu_mode, unsigned cores);
+
+class Grader {
+ public:
+  // A submission built and checked against the policy, ready for its checks.
+  struct Staged {
+    SubmissionGrade grade;
+    int slot = 0;
+    // The GPU its checks run on, as CUDA_VISIBLE_DEVICES names it ("" = the
+    // default device): a batch over several GPUs gives each submission one.
+    std::string gpu;
+    std::vector<bool> ready;  // per lab: built and allowed; its checks still to run
+    // Per lab: the seed its checks run with, derived from its files (seed.h).
+    std::vector<std::string> seeds;
+    double seconds = 0;  // spent staging
+  };
+
+  explicit Grader(GraderConfig config);
+
+  // Configures and builds the grading folder with the skeletons, so that
+  // grading a submission compiles only its files (the autograder's setup):
+  // slots 0 to slots - 1 (a batch on N GPUs stages in 2N; each slot is a
+  // build of its own whose first use otherwise costs a configure and the
+  // harness's compile, about a minute on 32 cores, inside the batch). With
+  // looks, each slot also gets the CPU-mode and access-report builds that a
+  // failed check's second look runs (on a GPU host: without one there is no
+  // second look), else the first look in each slot compiles simt's harness.
+  bool prepare(std::string& error, int slots = 1, bool looks = false);
+  SubmissionGrade grade(const std::filesystem::path& submission, const std::string& id);
+
+  // The two halves of grade(), so that a batch builds the next submission on
+  // the CPU (in the other slot: its own overlay and build folder) while the
+  // GPU runs this one's checks, one check at a time.
+  Staged stage(const std::filesystem::path& submission, const std::string& id, int slot);  // CPU only
+  SubmissionGrade run(Staged staged);                                                      // the GPU
+
+  const GraderConfig& config() const { return cfg_; }
+
+  // The slot of the reference solutions, built like a submission in their own
+  // folder: the judge's side of every correctness check (cudalab/evidence.h).
+  static constexpr int kReferenceSlot = -1;
+
+ private:
+  std::filesystem::path overlay(int slot) const;
+  std::filesystem::path build(int slot) const;
+  bool ensure_configured(int slot, std::string& error);
+  void sync_overlay(const struct SubmissionPlan* plan, int slot);
+  std::string build_lab(const std::string& target, int slot, bool& ok);
+  // Several targets in one build (ninja runs them side by side); the log if it
+  // failed. timeout_s > 0: instead of the course's build_timeout_s.
+  std::string build_targets(const std::vector<std::string>& targets, int slot, bool& ok,
+                            double timeout_s = 0);
+  // A build that only serves words (a look's CPU-mode or access build):
+  // within what is left of ctx.words, counted against it, and not tried
+  // again for the same submission once it failed (pipeline/second_looks.cpp).
+  std::string build_for_words(const RunContext& ctx, const std::string& target, int slot, bool& ok);
+  // A student slot's build runs confined (sandbox.h, build profile): it
+  // reads the submission's copy, the course's harness, simt, tools and labs,
+  // and the toolchain; it writes the slot's build folder.
+  SandboxSpec build_sandbox(int slot, const std::filesystem::path& scratch) const;
+  // The inputs of a target that are the course's (built outside the
+  // sandbox before the student's part), kept per target and slot.
+  std::vector<std::string> course_inputs(const std::string& target, int slot);
+  // Every file the student's files of a lab include, from the compiler
+  // (confined); "" when each lies where a lab may include from, else the
+  // problems (nothing of an include's contents is quoted).
+  std::string include_problems(const LabSpec& lab, int slot);
+  // The steps of stage(), in order (pipeline/stage.cpp).
+  struct Staging;
+  Staging begin_staging(const std::filesystem::path& submission, const std::string& id, int slot);
+  bool unpack(Staging& s);
+  void plan_files(Staging& s);
+  void overlay_files(Staging& s);
+  void build_labs(Staging& s);
+  void settle_labs(Staging& s);
+  // A submission between the stages of run(), on the GPU: what each stage
+  // reads and adds to.
+  // A speed check's traced run: what the student's process said, and the
+  // launch trace it left (its own name: run_stem names every run apart).
+  struct Traced {
+    Claim claim;
+    std::filesystem::path file;
+  };
+  struct Checking {
+    SubmissionGrade grade;
+    Staged staged;   // its slot, GPU, seeds and ready labs (its grade is `grade`)
+    RunContext ctx;  // what every check of this submission runs with
+    // Per lab and check: the grader's verdict, filled stage by stage.
+    std::vector<std::vector<std::optional<Judged>>> done;
+    struct Pending {
+      std::size_t lab, check;
+      RunContext ctx;  // with the reference's evidence to judge against
+    };
+    std::vector<Pending> correctness;        // the student's correctness checks to run
+    std::vector<std::optional<Judged>> ran;  // their verdicts, in that order
+    // Per lab and check: a speed check's traced run (the student's launcher,
+    // nothing timed), taken beside the correctness checks as soon as those it
+    // requires passed, so that the speed stage only times.
+    std::vector<std::vector<std::optional<Traced>>> traced;
+    std::chrono::steady_clock::time_point t0;
+    // The stage's progress line (step()), where one shows: checks done of all.
+    Progress* progress = nullptr;
+    // The context of a lab's checks in the build folder `build_dir`.
+    RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
+  };
+  // The stages of run(), in order (see run() in pipeline/grader.cpp), each
+  // through step(): its progress on stderr (what, how long so far).
+  void step(Checking& c, const std::string& what, void (Grader::*stage)(Checking&));
+  Checking begin_checks(Staged st);
+  void plan_correctness(Checking& c);
+  void run_correctness(Checking& c);
+  void take_second_looks(Checking& c);
+  void run_speed_checks(Checking& c);
+  SubmissionGrade finish(Checking& c);
+
+  // Symbols and includes the student's objects may not use; "" if none.
+  // fresh_only: after a failed build, skip objects older than their source.
+  // cpu_mode: the objects of the CPU-mode build (<lab>-tests-cpu).
+  std::string policy_problems(const LabSpec& lab, int slot, bool fresh_only = false, bool cpu_mode = false);
+  // The instructions lab.toml's forbid excludes, in one student file's PTX
+  // (its compile command `compile_argv`, with -ptx) and, where cuobjdump is
+  // found, its object's SASS, both confined like the build; one line per
+  // problem (pipeline/check_instructions.cpp, grader/run/instructions.h).
+  std::vector<std::string> instruction_problems(const LabSpec& lab, int slot, const std::string& file,
+                                                const std::vector<std::string>& compile_argv,
+                                                const std::filesystem::path& object);
+
+  // Builds the reference's test binary of a lab for GPU or CPU mode (once per
+  // grader); "" or why it could not.
+  std::string build_reference(const LabSpec& lab, bool cpu_mode);
+  // Any of its lab's targets ("<lab>-tests-traffic"), the same way.
+  std::string build_reference_target(const LabSpec& lab, const std::string& target);
+  // The reference's evidence for a check at this seed and mode: run once and
+  // kept (a batch reuses it), rebuilt when the reference binary is newer.
+  // Empty with `error` set if there is none.
+  // `seconds`: that run's wall time, kept beside the evidence (<check>.seconds):
+  // the student's limit on the check is a multiple of it (time_time_limits.h check_limit).
+  std::filesystem::path reference_evidence(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                           bool cpu_mode, std::string& error, double* seconds = nullptr);
+  // The reference solution's wall time on a speed check at this seed and mode:
+  // its run of the check, once and kept like the evidence; 0 if it has none
+  // (then the lab's limit applies).
+  double reference_speed_seconds(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check,
+                                 bool cpu_mode);
+
+  // The student's compiled kernels of a lab (the .nv_fatbin of each of its
+  // objects, cudalab/replay.h) written to `out`, for the speed replay; false
+  // with a reason.
+  bool student_device_code(const LabSpec& lab, int slot, const std::filesystem::path& out,
+                           std::string& error);
+  // A speed check (GPU): the student's run traces its launches; the reference
+  // build times them (cudalab/replay.h). That run's result is the check's.
+  // `launch` gets the student's first traced launch ("grid (...), block (...)").
+  Judged run_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                         std::string& launch, std::optional<Traced> traced = std::nullopt);
+  // A memory check (lab.toml judge = "memory") on a GPU: whether its
+  // student run traces its launcher's calls, and, where the judge passed its
+  // claim, the check judged again on their replay in the reference build
+  // (cudalab/replay.h, judged.h judge_memory_replay).
+  static bool memory_replayed(const SubmissionGrade& g, const CheckSpec& check);
+  Judged judge_memory_in_replay(const Checking& c, std::size_t lab, const CheckSpec& check,
+                                const RunContext& ctx, Judged judged, const std::filesystem::path& trace,
+                                const std::vector<std::string>& student_right);
+  // The first half of a speed check: the student's run with its launches
+  // traced (its context as the speed stage makes it, speed_context). Times
+  // nothing, so it may share the GPU.
+  Traced trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+  // A speed check's context: the lab's, with the reference's time at the
+  // speed seed as its limit's base.
+  RunContext speed_context(const Checking& c, std::size_t lab, const CheckSpec& check);
+  // A timed speed check that failed, whose lab.toml names an `explain` check:
+  // that check's CPU-mode run with simt's access report gives the leading
+  // diagnosis (explain.h). Diagnosis only: the result's verdict and points
+  // are left as they are.
+  // A correctness check failed or hung on the GPU: racecheck or CPU mode
+  // where the GPU's evidence leaves the cause open (explain.h
+  // second_opinion). True when that second run did not finish either.
+  bool second_look(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                   CheckResult& r);
+  void explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
+                    const std::string& launch, CheckResult& r);
+
+  // The report's roofline (traffic.h, pipeline/traffic.cpp): for a timed
+  // speed check `timed` whose chart is a roofline, the global-memory traffic
+  // of each kernel on it, counted in CPU mode, added to `out` (measurements
+  // and a note), or a note saying why it was not. The student's from the
+  // slot's access build; the others' from the reference's traffic build,
+  // once per reference build. Words and the chart only: no verdict or point
+  // depends on it.
+  void chart_traffic(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check, int slot,
+                     const CheckResult& timed, CheckResult& out);
+  // The reference's count of a slow check's `explain` check (explain.h), in
+  // the reference's access build, once per reference build; nullopt with
+  // `error` set where it cannot be had.
+  std::optional<AccessCount> reference_access_count(const RunContext& ctx, const LabSpec& lab,
+                                                    const CheckSpec& by, std::string& error);
+  std::optional<CountedTraffic> reference_traffic(const RunContext& ctx, const LabSpec& lab,
+                                                  const CheckSpec& check, const std::string& who,
+                                                  std::string& error);
+  // Where a step's progress goes: stderr where cfg_.progress, else nowhere.
+  ProgressOptions progress_options() const;
+
+  // The grading folder's key for the inputs' seeds (seed.h), read once.
+  const GradingKey& key();
+  // The seed the reference's speed runs use: no student's, fixed per folder.
+  std::string reference_speed_seed();
+  // Keeps the reference's evidence of the newest kKeptSeeds seeds.
+  void prune_reference_evidence();
+
+  GraderConfig cfg_;
+  std::optional<GradingKey> key_;
+  std::mutex key_mutex_;
+  std::map<std::string, std::string> reference_built_;  // "<lab>-tests[-cpu]" -> "" or the error
+  // The reference's builds are shared by every submission a batch grades at
+  // once (grade_batch): one build at a time.
+  std::recursive_mutex reference_mutex_;
+  // Its evidence and times are one file per seed, lab and check: each is
+  // computed once under its own lock, and different ones side by side (on
+  // several GPUs, one lock for all of them made every GPU wait its turn).
+  std::mutex& record_lock(const std::filesystem::path& file);
+  std::mutex record_locks_mutex_;
+  std::map<std::string, std::unique_ptr<std::mutex>> record_locks_;
+  std::map<std::string, std::vector<std::string>> course_inputs_;
+  std::mutex course_inputs_mutex_;
+};
+
+// The GPUs a batch grades on, from `--gpus`: "all" (every GPU the grader
+// sees), a count N (the first N) or a list "0,2" (indices among those it
+// sees). Each comes back as the CUDA_VISIBLE_DEVICES value that shows a check
+// that GPU alone: where the grader itself runs under CUDA_VISIBLE_DEVICES
+// (`visible`, e.g. "2,3" or GPU UUIDs), index i is its i-th entry. Empty with
+// `error` set when the spec is malformed or asks for a GPU that is not there.
+// Host-only (tested).
+std::vector<std::string> parse_gpus(const std::string& spec, int visible_count, const char* visible,
+                                    std::string& error);
+
+// Grades `count` submissions, `gpus.size()` at a time (one per GPU, gpus
+// empty: one, on the default device), each worker staging its next
+// submission in its own second slot while its GPU runs the current one;
+// worker w builds in slots slot_base + 2w and slot_base + 2w + 1 (a Slurm
+// task's share of a batch has its own slots in a shared grading folder).
+// `stage(k, slot)` stages submission k; `done(k, grade or nullptr, error)`
+// gets each result, one call at a time (never concurrently), in the order
+// they finish. A submission that throws is reported to `done` with the error
+// and the batch goes on. Returns where each worker's time went.
+struct BatchWorkerTime {
+  std::string gpu;  // its CUDA_VISIBLE_DEVICES value ("" the default device)
+  std::size_t graded = 0;
+  double running_s = 0;  // grading staged submissions (checks, reference, second looks)
+  double waiting_s = 0;  // waiting for the next submission's build: its GPU idle
+};
+std::vector<BatchWorkerTime> grade_batch(
+    Grader& grader, std::size_t count, const std::vector<std::string>& gpus, int slot_base,
+    const std::function<Grader::Staged(std::size_t k, int slot)>& stage,
+    const std::function<void(std::size_t k, SubmissionGrade* grade, const std::string& error)>& done);
+
+// The lines a batch prints about where its time went: per GPU, what share of
+// the wall time it graded and what share it waited for builds (a batch that
+// waits on builds needs cores, not GPUs). Host-only (tested).
+std::string describe_batch_time(const std::vector<BatchWorkerTime>& workers, double wall_s);
+
+// Fills score, max_score and each lab's points from its results. Host-only.
+void score_submission(SubmissionGrade& g);
+
+// Compiler output with the grading folder's paths shown as the student's.
+std::string tidy_build_log(const std::string& log, const std::string& overlay_labs, bool verbose);
+
+// What a failed build shows: the compiler's messages (tidy_build_log), else
+// ninja's own error lines, else its last lines and `how` it ended ("exit code
+// 1"): never nothing. Host-only.
+std::string build_failure_log(const std::string& output, const std::string& overlay_labs, bool verbose,
+                              const std::string& how);
+
+}  // namespace cudalab

@@ -1,0 +1,747 @@
+#include "views/report_html.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "core/files.h"
+#include "run/traffic.h"
+#include "views/class_view.h"
+#include "views/export.h"
+#include "views/report.h"
+
+namespace cudalab {
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+const char* kColors[] = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+
+// "1e+03" -> "1000"; "0.1"; "1e+05" -> "100k".
+std::string tick_label(double v) {
+  if (v >= 1e6) return fmt::format("{:g}M", v / 1e6);
+  if (v >= 1e4) return fmt::format("{:g}k", v / 1e3);
+  return fmt::format("{:g}", v);
+}
+
+// A share of a peak: "7%", "0.4%"; never "0%" for a kernel that ran (a
+// slow one reads its share, not nothing).
+std::string percent(double p) {
+  if (p >= 1) return fmt::format("{:.0f}%", p);
+  if (p >= 0.1) return fmt::format("{:.1f}%", p);
+  return "under 0.1%";
+}
+
+struct Frame {
+  double left = 70, right = 20, top = 28, bottom = 46, width = 620, height = 340;
+  double plot_w() const { return width - left - right; }
+  double plot_h() const { return height - top - bottom; }
+};
+
+// How wide `text` draws at `size` px in a sans-serif font, a little generously
+// (digits and capitals are wider than the average letter): what the charts
+// lay their labels out by, since an SVG cannot measure its own text.
+double text_width(const std::string& text, double size) {
+  return 0.62 * size * static_cast<double>(text.size());
+}
+
+// `text` in lines of at most `chars` characters, broken at spaces; a word
+// longer than a line stays whole. Labels wrap, never get cut.
+std::vector<std::string> wrap_words(const std::string& text, std::size_t chars) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > chars) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+// An SVG <text> of `lines`, one under the other from `y` (the first line's
+// baseline), `dy` apart.
+std::string svg_lines(const std::vector<std::string>& lines, double x, double y, double dy,
+                      const std::string& attributes) {
+  std::string out = fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" {}>", x, y, attributes);
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    out +=
+        fmt::format("<tspan x=\"{:.1f}\" dy=\"{}\">{}</tspan>", x, i == 0 ? 0.0 : dy, html_escape(lines[i]));
+  return out + "</text>\n";
+}
+
+// The chart's frame and its title, wrapped to the chart's width; a long title
+// moves the plot down rather than run off the edge.
+std::string svg_open(Frame& f, const std::string& title) {
+  const auto lines =
+      wrap_words(title, static_cast<std::size_t>(std::max(10.0, (f.width - 16) / (0.62 * 13))));
+  const double extra = 16.0 * static_cast<double>(lines.size() - 1);
+  f.top += extra, f.height += extra;
+  return fmt::format(
+             "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"{0}\" height=\"{1}\" "
+             "viewBox=\"0 0 {0} {1}\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n<rect x=\"0\" "
+             "y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#fff\"/>\n",
+             f.width, f.height, html_escape(title)) +
+         svg_lines(lines, 8, 18, 16, "font-size=\"13\" font-weight=\"bold\"");
+}
+
+}  // namespace
+
+SpeedChart speed_chart(const CheckResult& r) {
+  SpeedChart c;
+  double reference_ms = 0;
+  for (const auto& m : r.measurements) {
+    if (m.key == "chart_bytes") c.bytes = m.value;
+    if (m.key == "chart_flops") c.flops = m.value;
+    if (m.key == "chart_peak_dram_gbs") c.peak_dram_gbs = m.value;
+    if (m.key == "chart_peak_fp32_gflops") c.peak_fp32_gflops = m.value;
+    if (m.key == "chart_traffic_flops") c.traffic_flops = m.value;
+    if (m.key == "chart_traffic_m") c.traffic_m = static_cast<int>(m.value);
+    if (m.key == "chart_traffic_n") c.traffic_n = static_cast<int>(m.value);
+    if (m.key == "chart_traffic_k") c.traffic_k = static_cast<int>(m.value);
+    if (m.key == "reference_ms") reference_ms = m.value;
+  }
+  for (const auto& n : r.notes)
+    if (n.rfind(kTrafficNotMeasured, 0) == 0) c.traffic_note = n;
+  if (!(c.bytes > 0)) return c;
+  for (const auto& m : r.measurements) {
+    if (!(m.value > 0)) continue;
+    if (ends_with(m.key, "_ms")) {
+      const std::string who = m.key.substr(0, m.key.size() - 3);
+      c.points.push_back({who == "student" ? "your kernel" : who, who, m.value, who == "student"});
+    } else if (ends_with(m.key, "_ratio") && reference_ms > 0) {
+      // A foil timed against the reference: its time is the reference's / its ratio.
+      const std::string who = m.key.substr(0, m.key.size() - 6);
+      c.points.push_back({who + " (foil)", who, reference_ms / m.value, false});
+    } else if (m.key == "copy_gbs") {
+      c.points.push_back({"plain copy", "copy", c.bytes / (m.value * 1e6), false});
+    }
+  }
+  for (auto& p : c.points)
+    if (const Measurement* t = r.find(traffic_key(p.who)); t && t->value > 0) p.traffic_bytes = t->value;
+  // The student's first.
+  std::stable_sort(c.points.begin(), c.points.end(),
+                   [](const ChartPoint& a, const ChartPoint& b) { return a.student && !b.student; });
+  return c;
+}
+
+bool SpeedChart::memory_bound() const {
+  if (!(flops > 0)) return true;
+  // Left of the ridge even its compulsory traffic keeps a kernel under the
+  // DRAM slope: the FP32 roof is out of its reach, and a share of it would
+  // read as a failing grade for a kernel that does all it can.
+  if (peak_dram_gbs > 0 && peak_fp32_gflops > 0) return flops / bytes < peak_fp32_gflops / peak_dram_gbs;
+  return false;
+}
+
+bool SpeedChart::traffic_measured() const {
+  return traffic_flops > 0 && !points.empty() &&
+         std::all_of(points.begin(), points.end(), [](const ChartPoint& p) { return p.traffic_bytes > 0; });
+}
+
+double SpeedChart::intensity(const ChartPoint& p) const {
+  return traffic_measured() ? traffic_flops / p.traffic_bytes : flops / bytes;
+}
+
+std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
+  if (c.points.empty() || !(c.bytes > 0)) return {};
+  Frame f;
+  const bool bars = c.memory_bound();
+  // The bars' labels stand left of them: the frame leaves room for the
+  // longest (up to 30 characters a line, then it wraps), so none is cut.
+  constexpr double kLabelSize = 11;
+  constexpr std::size_t kLabelChars = 30;
+  std::vector<std::vector<std::string>> labels;
+  if (bars) {
+    double widest = 0;
+    for (const auto& p : c.points) {
+      labels.push_back(wrap_words(p.label, kLabelChars));
+      for (const auto& l : labels.back()) widest = std::max(widest, text_width(l, kLabelSize));
+    }
+    f.left = std::max(f.left, widest + 14);
+  }
+  // The roofline's x-axis title says what its x is, wrapped under the plot.
+  const bool measured = !bars && c.traffic_measured();
+  std::vector<std::string> x_title;
+  if (!bars) {
+    const std::string at = c.traffic_m > 0
+                               ? fmt::format(" at {}x{}x{}", c.traffic_m, c.traffic_n, c.traffic_k)
+                               : fmt::format(" at a call of {:g} MFLOP", c.traffic_flops / 1e6);
+    x_title = wrap_words(
+        measured
+            ? "FLOP per byte of global-memory traffic (32-byte sectors each kernel requested, counted in "
+              "CPU mode" +
+                  at + ")"
+            : "FLOP per byte of compulsory DRAM traffic (the lab's nominal intensity, the same for every "
+              "kernel)",
+        static_cast<std::size_t>(f.plot_w() / text_width("x", 12)));
+    const double extra = 15.0 * static_cast<double>(x_title.size() - 1);
+    f.bottom += extra, f.height += extra;
+  }
+  std::string svg = svg_open(f, title);
+  std::string legend, caption;
+  const double x0 = f.left, y0 = f.top + f.plot_h();
+  if (!bars) {
+    // Roofline: log-log, FLOP per byte against GFLOP/s at the timed shape.
+    // Each kernel stands at the traffic it requested where that was counted
+    // (traffic.h): a tiled kernel, which reads each element from global
+    // memory once per tile instead of once per use, stands right of a naive
+    // one. Where it was not, every kernel stands at the lab's nominal
+    // intensity, one dashed line, and the caption says why.
+    const double nominal = c.flops / c.bytes;
+    const double ridge =
+        c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0 ? c.peak_fp32_gflops / c.peak_dram_gbs : nominal;
+    double lo = ridge, hi = ridge;
+    for (const auto& p : c.points) lo = std::min(lo, c.intensity(p)), hi = std::max(hi, c.intensity(p));
+    const double xmin = std::pow(10, std::floor(std::log10(lo / 4)));
+    const double xmax = std::pow(10, std::ceil(std::log10(hi * 4)));
+    double rmin = 1e300, rmax = 0;
+    for (const auto& p : c.points) {
+      const double g = c.flops / (p.ms * 1e6);
+      rmin = std::min(rmin, g), rmax = std::max(rmax, g);
+    }
+    if (c.peak_fp32_gflops > 0) rmax = std::max(rmax, c.peak_fp32_gflops);
+    if (c.peak_dram_gbs > 0) rmin = std::min(rmin, xmin * c.peak_dram_gbs);
+    const double ymin = std::pow(10, std::floor(std::log10(rmin / 2)));
+    const double ymax = std::pow(10, std::ceil(std::log10(rmax * 1.5)));
+    const auto X = [&](double v) { return x0 + f.plot_w() * std::log10(v / xmin) / std::log10(xmax / xmin); };
+    const auto Y = [&](double v) { return y0 - f.plot_h() * std::log10(v / ymin) / std::log10(ymax / ymin); };
+    for (double t = xmin; t <= xmax * 1.0001; t *= 10)
+      svg += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" "
+          "y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
+          X(t), f.top, y0, y0 + 16, tick_label(t));
+    for (double t = ymin; t <= ymax * 1.0001; t *= 10)
+      svg += fmt::format(
+          "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/><text x=\"{3}\" "
+          "y=\"{4:.1f}\" "
+          "font-size=\"11\" text-anchor=\"end\">{5}</text>\n",
+          x0, Y(t), x0 + f.plot_w(), x0 - 6, Y(t) + 4, tick_label(t));
+    svg += svg_lines(x_title, x0 + f.plot_w() / 2, y0 + 32, 15,
+                     "class=\"axis x\" font-size=\"12\" text-anchor=\"middle\"");
+    svg += fmt::format(
+        "<text class=\"axis y\" x=\"14\" y=\"{0}\" font-size=\"12\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 14 {0})\">GFLOP/s (timed on the GPU)</text>\n",
+        f.top + f.plot_h() / 2);
+    if (c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0) {
+      svg += fmt::format(
+          "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"{:.1f},{:.1f} "
+          "{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
+          X(xmin), Y(xmin * c.peak_dram_gbs), X(ridge), Y(c.peak_fp32_gflops), X(xmax),
+          Y(c.peak_fp32_gflops));
+      // The slope's label under its start: the slope rises away from it.
+      svg += fmt::format(
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\">DRAM {:.0f} GB/s</text>\n<text "
+          "x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\" text-anchor=\"end\">FP32 peak {:.0f} "
+          "GFLOP/s</text>\n",
+          X(xmin) + 6, std::min(Y(xmin * c.peak_dram_gbs) + 14, y0 - 4), c.peak_dram_gbs, X(xmax) - 4,
+          Y(c.peak_fp32_gflops) - 6, c.peak_fp32_gflops);
+    }
+    if (!measured)
+      svg += fmt::format(
+          "<line class=\"nominal\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" "
+          "stroke-dasharray=\"3,3\"/>\n",
+          X(nominal), f.top, y0);
+    // Kernels of the same traffic stand on one x, and one as fast as another
+    // lands on it: the student's is a ring drawn last, around the dot it may
+    // cover, so both stay visible.
+    std::string marks;
+    bool above_dram = false;
+    for (std::size_t i = 0; i < c.points.size(); ++i) {
+      const auto& p = c.points[i];
+      const double g = c.flops / (p.ms * 1e6);
+      const double x = c.intensity(p);
+      above_dram = above_dram || (c.peak_dram_gbs > 0 && g > x * c.peak_dram_gbs);
+      const char* color = kColors[std::min<std::size_t>(i, 6)];
+      const std::string paint =
+          p.student ? fmt::format("r=\"8\" fill=\"none\" stroke=\"{}\" stroke-width=\"3\"", color)
+                    : fmt::format("r=\"5\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.5\"", color);
+      const std::string where = measured ? fmt::format(" at {:.2f} FLOP/B", x) : "";
+      marks = fmt::format(
+                  "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" {}><title>{}: {:.0f} "
+                  "GFLOP/s{}</title></circle>\n",
+                  p.student ? " student" : "", X(x), Y(g), paint, html_escape(p.label), g, where) +
+              marks;
+      std::string share;
+      if (c.peak_fp32_gflops > 0) share = ", " + percent(100 * g / c.peak_fp32_gflops) + " of the FP32 peak";
+      const std::string dot = p.student ? fmt::format("border:3px solid {};width:6px;height:6px", color)
+                                        : fmt::format("background:{}", color);
+      legend +=
+          fmt::format("<li><span class=\"dot\" style=\"{}\"></span>{}: {:.0f} GFLOP/s{} ({:.3f} ms{})</li>",
+                      dot, html_escape(p.label), g, where, p.ms, share);
+    }
+    svg += marks;
+    if (!measured)
+      caption = (c.traffic_note.empty()
+                     ? std::string(kTrafficNotMeasured) + "this grade holds no count of each kernel's traffic"
+                     : c.traffic_note) +
+                "; every kernel stands at the lab's nominal intensity, the dashed line.";
+    else if (above_dram)
+      caption =
+          "A kernel above the DRAM slope got part of the traffic it requested from the caches (L1, L2): the "
+          "sectors counted are those it asked for, not those DRAM delivered.";
+  } else {
+    // Only data moved, or too little work per byte for the FP32 roof to
+    // matter (a transpose, a vector add): achieved GB/s as bars against the
+    // DRAM peak, a line.
+    double vmax = c.peak_dram_gbs;
+    for (const auto& p : c.points) vmax = std::max(vmax, c.bytes / (p.ms * 1e6));
+    vmax *= 1.08;
+    const double bar_h = std::min(28.0, f.plot_h() / static_cast<double>(c.points.size()) - 6);
+    const auto X = [&](double v) { return x0 + f.plot_w() * v / vmax; };
+    const double step = std::pow(10, std::floor(std::log10(vmax / 2)));
+    for (double t = 0; t <= vmax; t += step)
+      svg += fmt::format(
+          "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" "
+          "y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
+          X(t), f.top, y0, y0 + 16, tick_label(t));
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">GB/s of DRAM traffic</text>\n",
+        x0 + f.plot_w() / 2, f.height - 8);
+    for (std::size_t i = 0; i < c.points.size(); ++i) {
+      const auto& p = c.points[i];
+      const double v = c.bytes / (p.ms * 1e6);
+      const double y = f.top + 6 + i * (bar_h + 6);
+      const char* color = kColors[std::min<std::size_t>(i, 6)];
+      const double lines = static_cast<double>(labels[i].size());
+      svg += fmt::format(
+                 "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+                 "fill=\"{}\"><title>{}: {:.0f} GB/s</title></rect>\n",
+                 p.student ? " student" : "", X(0), y, X(v) - X(0), bar_h, color, html_escape(p.label), v) +
+             svg_lines(labels[i], X(0) - 6, y + bar_h / 2 + 4 - (lines - 1) * 6, 12,
+                       "class=\"label\" font-size=\"11\" text-anchor=\"end\"");
+      std::string share;
+      if (c.peak_dram_gbs > 0) share = ", " + percent(100 * v / c.peak_dram_gbs) + " of the DRAM peak";
+      legend += fmt::format(
+          "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GB/s ({:.3f} ms{})</li>", color,
+          html_escape(p.label), v, p.ms, share);
+    }
+    if (c.peak_dram_gbs > 0)
+      svg += fmt::format(
+          "<line class=\"roof\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#333\" "
+          "stroke-width=\"2\" stroke-dasharray=\"6,3\"/><text x=\"{3:.1f}\" y=\"{4}\" font-size=\"11\" "
+          "text-anchor=\"end\">DRAM peak {5:.0f} GB/s</text>\n",
+          X(c.peak_dram_gbs), f.top, y0, X(c.peak_dram_gbs) - 4, y0 - 6, c.peak_dram_gbs);
+  }
+  svg += fmt::format(
+      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n</svg>\n", x0,
+      f.top, f.plot_w(), f.plot_h());
+  return "<figure>" + svg + "<figcaption><ul class=\"legend\">" + legend + "</ul>" +
+         (caption.empty() ? "" : "<p class=\"note traffic\">" + html_escape(caption) + "</p>") +
+         "</figcaption></figure>\n";
+}
+
+namespace {
+
+// A label of the gauge: its text centred on x where it fits, moved in from
+// the edges, on the first of its rows where it overlaps no other label.
+struct GaugeLabel {
+  std::string text;
+  double x = 0;
+  std::string cls;
+};
+
+std::string place_labels(const std::vector<GaugeLabel>& labels, const std::vector<double>& rows,
+                         double width) {
+  std::string out;
+  std::vector<std::vector<std::pair<double, double>>> taken(rows.size());
+  for (const auto& l : labels) {
+    const double w = text_width(l.text, 11);
+    const double left = std::clamp(l.x - w / 2, 2.0, std::max(2.0, width - 2 - w));
+    std::size_t row = 0;
+    for (; row + 1 < rows.size(); ++row) {
+      bool free = true;
+      for (const auto& [a, b] : taken[row]) free = free && (left + w + 6 < a || left > b + 6);
+      if (free) break;
+    }
+    taken[row].push_back({left, left + w});
+    out += fmt::format("<text class=\"{}\" x=\"{:.1f}\" y=\"{}\" font-size=\"11\">{}</text>\n", l.cls, left,
+                       rows[row], html_escape(l.text));
+  }
+  return out;
+}
+
+std::string ratio_text(double r) {
+  return fmt::format("{:.2f}x", r);
+}
+
+}  // namespace
+
+std::string speed_gauge_svg(const CheckSpec& spec, const CheckResult& r) {
+  if (spec.kind != CheckKind::speed) return {};
+  double ratio = -1;
+  for (const auto& m : r.measurements)
+    if (m.key == "ratio") ratio = m.value;
+  const auto min = spec.numbers.find("min_ratio");
+  if (!(ratio >= 0) || min == spec.numbers.end()) return {};
+  const double pass = min->second;
+  const double full = spec.credit ? spec.credit->full_at : pass;
+  const double zero = spec.credit ? spec.credit->zero_at : pass;
+  const double vmax = std::max({ratio, pass, full}) * 1.2;
+  constexpr double kWidth = 620, kPad = 12, kBarTop = 38, kBarH = 12;
+  const auto X = [&](double v) { return kPad + (kWidth - 2 * kPad) * std::clamp(v, 0.0, vmax) / vmax; };
+  std::string svg = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"gauge\" width=\"{0}\" height=\"84\" viewBox=\"0 0 "
+      "{0} "
+      "84\" role=\"img\" aria-label=\"{1}: your ratio {2} against the pass line {3}\">\n"
+      "<title>{1}: your ratio {2}; pass at {3}, full credit at {4}</title>\n",
+      kWidth, html_escape(spec.id), ratio_text(ratio), ratio_text(pass), ratio_text(full));
+  // The zones: no credit, partial credit, full credit.
+  const auto zone = [&](double a, double b, const char* cls, const char* color) {
+    if (b > a)
+      svg += fmt::format(
+          "<rect class=\"{}\" x=\"{:.1f}\" y=\"{}\" width=\"{:.1f}\" height=\"{}\" fill=\"{}\"/>\n", cls,
+          X(a), kBarTop, X(b) - X(a), kBarH, color);
+  };
+  zone(0, zero, "zone none", "#f2c4c4");
+  zone(zero, full, "zone partial", "#f8e2a8");
+  zone(full, vmax, "zone full", "#c8e6c8");
+  std::vector<GaugeLabel> above;
+  const auto mark = [&](double v, const char* cls, const char* dash) {
+    svg += fmt::format(
+        "<line class=\"{}\" x1=\"{:.1f}\" y1=\"{}\" x2=\"{:.1f}\" y2=\"{}\" stroke=\"#333\" "
+        "stroke-width=\"2\"{}/>\n",
+        cls, X(v), kBarTop - 8, X(v), kBarTop + kBarH + 4, dash);
+  };
+  if (std::abs(full - pass) < 1e-9) {
+    mark(pass, "threshold pass full", "");
+    above.push_back({"pass and full credit: " + ratio_text(pass), X(pass), "threshold-label"});
+  } else {
+    mark(pass, "threshold pass", "");
+    mark(full, "threshold full", " stroke-dasharray=\"4,2\"");
+    above.push_back({"pass: " + ratio_text(pass), X(pass), "threshold-label"});
+    above.push_back({"full credit: " + ratio_text(full), X(full), "threshold-label"});
+  }
+  svg += place_labels(above, {14, 27}, kWidth);
+  svg += fmt::format(
+      "<circle class=\"point student\" cx=\"{:.1f}\" cy=\"{}\" r=\"7\" fill=\"#d62728\" stroke=\"#000\" "
+      "stroke-width=\"1\"/>\n",
+      X(ratio), kBarTop + kBarH / 2);
+  svg += place_labels({{"you: " + ratio_text(ratio), X(ratio), "student-label"}}, {kBarTop + kBarH + 22},
+                      kWidth);
+  svg += fmt::format("<text x=\"{}\" y=\"80\" font-size=\"10\" fill=\"#555\">0x</text>\n", kPad);
+  svg += "</svg>\n";
+  const std::string caption = spec.credit
+                                  ? fmt::format(
+                                        "Your kernel's speed ratio is {}. No points at or below {}, partial "
+                                        "credit between {} and {}, "
+                                        "full credit from {}; the check passes from {}.",
+                                        ratio_text(ratio), ratio_text(zero), ratio_text(zero),
+                                        ratio_text(full), ratio_text(full), ratio_text(pass))
+                                  : fmt::format("Your kernel's speed ratio is {}; the check passes from {}.",
+                                                ratio_text(ratio), ratio_text(pass));
+  return "<figure class=\"gauge\">" + svg + "<figcaption class=\"note\">" + html_escape(caption) +
+         "</figcaption></figure>\n";
+}
+
+namespace {
+
+const char* kStyle =
+    "body{font-family:system-ui,sans-serif;max-width:960px;margin:2em auto;padding:0 1em;color:#222}"
+    "h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ddd}"
+    "table{border-collapse:collapse;width:100%}td,th{padding:4px 8px;border-bottom:1px solid "
+    "#eee;text-align:left}td.num{white-space:nowrap}"
+    ".pass{color:#fff;background:#2a7d2a}.fail,.timeout,.crash,.error{color:#fff;background:#b22}"
+    ".not_run,.skipped{color:#fff;background:#888}.badge{padding:1px 6px;border-radius:3px;font-size:.85em}"
+    "pre{background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:.85em}.note{color:#555}.who{white-"
+    "space:pre-line}"
+    ".legend{list-style:none;padding:0;font-size:.9em}.dot{display:inline-block;width:10px;height:10px;"
+    "border-radius:5px;margin-right:6px}figure{margin:1em 0}"
+    // A failing check's diagnosis: the first thing read, in the page's font.
+    ".diagnosis{border-left:5px solid #b22;background:#fdecea;padding:10px 14px;margin:.6em "
+    "0;font-size:1.05em;"
+    "line-height:1.4}section.check{margin:1.2em 0}section.check h3{margin:.3em 0;font-size:1.05em}"
+    "section.passed h3{font-weight:normal;font-size:.95em}.pts{color:#555;font-weight:normal;font-size:.9em}"
+    "details{margin:.2em 0 .2em 1em}summary{cursor:pointer;color:#555;font-size:.9em}"
+    "figure.gauge{margin:.4em 0}figure.gauge figcaption{font-size:.9em}"
+    "table.class{table-layout:fixed;width:100%}table.class td{overflow-wrap:anywhere}"
+    ".who{font-size:.85em;color:#555;margin-left:88px}.wide{overflow-x:auto;max-width:100%}"
+    "th.share,td.share{width:45%}.sharebar{display:inline-block;height:10px;background:#e07b39;"
+    "vertical-align:middle;margin-right:6px}.status-graded{color:#2a7d2a}.status-bad{color:#b22}"
+    ".axis{fill:#333}";
+
+std::string page(const std::string& title, const std::string& body) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+      "charset=\"utf-8\">\n<title>{}</title>\n<style>{}</style>\n"
+      "</head>\n<body>\n{}</body>\n</html>\n",
+      html_escape(title), kStyle, body);
+}
+
+}  // namespace
+
+namespace {
+
+// One check's section of report.html. A check that did not pass opens with
+// its diagnosis in a block of its own, in the page's font, before any
+// number: what a student should read first. Then a speed check's gauge and
+// chart, then the rest of its messages (measurements, the other failures,
+// notes). A check that passed is one line, its messages and chart folded.
+std::string check_section(const std::string& lab_id, const GradedCheck& check, const std::string& anchor) {
+  const CheckSpec& spec = check.spec;
+  const CheckResult& r = check.result;
+  const bool passed = r.verdict == Verdict::pass;
+  Style style;
+  style.verbose = true;
+  std::vector<std::string> messages = check_messages(style, spec, r, check.score);
+  std::string out = fmt::format(
+      "<section class=\"check {6}\" id=\"{1}\">\n<h3><span class=\"badge {0}\">{0}</span> {2}: {3} <span "
+      "class=\"pts\">{4:.2f} / {5:g}</span></h3>\n",
+      spelling(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), check.score.points,
+      check.score.max_points, passed ? "passed" : "failed");
+  const std::string chart = spec.kind == CheckKind::speed
+                                ? speed_chart_svg(speed_chart(r), fmt::format("{}: {}", lab_id, spec.id))
+                                : "";
+  const std::string gauge = speed_gauge_svg(spec, r);
+  if (passed) {
+    std::string rest;
+    for (const auto& m : messages) rest += m + "\n";
+    out += gauge;
+    if (!rest.empty() || !chart.empty())
+      out += "<details><summary>details</summary>\n" +
+             (rest.empty() ? std::string() : "<pre>" + html_escape(rest) + "</pre>\n") + chart +
+             "</details>\n";
+    return out + "</section>\n";
+  }
+  const std::string diagnosis = check_diagnosis(check);
+  if (!diagnosis.empty() && !messages.empty()) {
+    // The diagnosis is the first line of the first message: the rest of
+    // that message stays with the others, below.
+    const std::size_t eol = messages.front().find('\n');
+    if (eol == std::string::npos)
+      messages.erase(messages.begin());
+    else
+      messages.front().erase(0, eol + 1);
+    out += "<div class=\"diagnosis\">" + html_escape(diagnosis) + "</div>\n";
+  }
+  out += gauge + chart;
+  std::string rest;
+  for (const auto& m : messages) rest += m + "\n";
+  if (!rest.empty()) out += "<pre class=\"evidence\">" + html_escape(rest) + "</pre>\n";
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string report_html(const GradeDocument& g) {
+  std::string body = fmt::format("<h1>cudalab: {} &mdash; {:.2f} / {:g} points</h1>\n", html_escape(g.id),
+                                 g.score, g.max_score);
+  body += fmt::format("<p class=\"note\">{}</p>\n",
+                      html_escape(g.gpu        ? "GPU: " + g.gpu_line
+                                  : g.cpu_mode ? "CPU mode, no GPU (" + g.gpu_line +
+                                                     "): correctness only, speed checks not run" +
+                                                     (g.provisional ? "; a provisional grade" : "")
+                                               : "no GPU (" + g.gpu_line + "): checks not run"));
+  // Who handed it in, when, and any late penalty: the same lines as report.txt's.
+  const std::string header = submission_header(g);
+  if (!header.empty()) body += "<p class=\"who\">" + html_escape(header) + "</p>\n";
+  if (!g.error.empty()) body += "<pre>" + html_escape(g.error) + "</pre>\n";
+  for (const auto& n : g.notes) body += "<p class=\"note\">" + html_escape(n) + "</p>\n";
+  for (const auto& lab : g.labs) {
+    body += fmt::format("<h2>{}: {} &mdash; {:.2f} / {:g}{}</h2>\n", html_escape(lab.id),
+                        html_escape(lab.title), lab.points, lab.max_points,
+                        lab.weight != 1 ? fmt::format(" (weight {:g})", lab.weight) : "");
+    if (lab.status != LabStatus::graded) {
+      body += fmt::format("<p><span class=\"badge {0}\">{0}</span></p>\n<pre>{1}</pre>\n",
+                          spelling(lab.status), html_escape(lab.message));
+      continue;
+    }
+    body += "<table>\n<tr><th></th><th>check</th><th>points</th><th>time</th></tr>\n";
+    std::string details;
+    for (const GradedCheck& check : lab.checks) {
+      const CheckSpec& spec = check.spec;
+      const CheckResult& r = check.result;
+      const CheckScore& s = check.score;
+      const std::string anchor = html_escape(lab.id + "-" + spec.id);
+      body += fmt::format(
+          "<tr><td><span class=\"badge {0}\">{0}</span></td><td><a href=\"#{1}\">{2}</a>: "
+          "{3}</td><td class=\"num\">{4:.2f} / "
+          "{5:g}</td><td class=\"num\">{6:.1f} s</td></tr>\n",
+          spelling(r.verdict), anchor, html_escape(spec.id), html_escape(spec.name), s.points, s.max_points,
+          r.seconds);
+      details += check_section(lab.id, check, anchor);
+    }
+    body += "</table>\n" + details;
+  }
+  if (!g.ignored.empty()) {
+    body += "<h2>Files not taken</h2>\n<ul>\n";
+    for (const auto& i : g.ignored) body += "<li>" + html_escape(i) + "</li>\n";
+    body += "</ul>\n";
+  }
+  return page("cudalab: " + g.id, body);
+}
+
+namespace {
+
+// The class view as tables, a lab at a time: each check that someone failed
+// or could not run, how many of the class, and the three diagnoses most of
+// them failed with, each with its share of the class.
+std::string class_tables(const ClassView& v) {
+  std::string out =
+      "<h2>Where the class lost points</h2>\n<p class=\"note\">Per check: the submissions that "
+      "failed it, and the causes they failed with, the three most common first, with who they are: the "
+      "cause each diagnosis named, whatever its shapes and numbers, each with its share of the submissions "
+      "the check ran for, and one of them as its student read it. class.csv has the same.</p>\n";
+  std::string lab;
+  bool open = false;
+  for (const ClassCheck& c : v.checks) {
+    if (c.lab != lab) {
+      if (open) out += "</table>\n";
+      lab = c.lab;
+      out += "<h3>" + html_escape(lab) +
+             "</h3>\n<table class=\"class\">\n<tr><th>check</th><th>failed</th><th>not run</th><th "
+             "class=\"share\">most common causes</th></tr>\n";
+      open = true;
+    }
+    if (c.kind == "lab" && c.failed == 0) continue;  // every submission's lab was graded
+    const double of = std::max(1, c.of);
+    // Every cause, the three most common open, the others folded; each
+    // with the submissions behind it, linked to their pages.
+    const auto cause = [&](const DiagnosisCount& d) {
+      const double share = d.count / of;
+      std::vector<std::string> links;
+      for (const auto& id : d.who)
+        links.push_back(fmt::format("<a href=\"{0}/report.html\">{0}</a>", html_escape(id)));
+      // The cause in bold, one submission's whole diagnosis under it, folded.
+      return fmt::format(
+          "<div class=\"diag\"><span class=\"sharebar\" style=\"width:{:.0f}px\"></span>{:.0f}% of the class "
+          "({} of {}): <b>{}</b> <code class=\"cause\">{}</code><div class=\"who\">{}</div>{}</div>",
+          std::max(2.0, 80 * share), 100 * share, d.count, c.of, html_escape(d.text), html_escape(d.cause),
+          fmt::join(links, ", "),
+          !d.example.empty()
+              ? "<details><summary>as one of them reads</summary>" + html_escape(d.example) + "</details>"
+              : "");
+    };
+    std::string diagnoses;
+    for (std::size_t i = 0; i < c.diagnoses.size() && i < 3; ++i) diagnoses += cause(c.diagnoses[i]);
+    if (c.diagnoses.size() > 3) {
+      diagnoses += fmt::format("<details><summary>{} other cause{}</summary>", c.diagnoses.size() - 3,
+                               c.diagnoses.size() == 4 ? "" : "s");
+      for (std::size_t i = 3; i < c.diagnoses.size(); ++i) diagnoses += cause(c.diagnoses[i]);
+      diagnoses += "</details>";
+    }
+    out += fmt::format(
+        "<tr><td>{}{}</td><td class=\"num\">{} of {} ({:.0f}%)</td><td class=\"num\">{}</td><td "
+        "class=\"share\">{}</td></tr>\n",
+        html_escape(c.check),
+        c.name.empty() ? "" : "<br><span class=\"note\">" + html_escape(c.name) + "</span>", c.failed, c.of,
+        100 * c.failed / of, c.not_run, diagnoses);
+  }
+  if (open) out += "</table>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string batch_html(const BatchView& batch) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : batch_rows(batch)) rows.push_back(split_csv_line(row));
+  const std::vector<std::string>& labs = batch.lab_ids;
+  const std::vector<double>& lab_max = batch.lab_max;
+  std::string body = fmt::format("<h1>cudalab: {} submissions</h1>\n", rows.size());
+  // Each lab's distribution: 10 bins from 0 to its maximum.
+  for (std::size_t l = 0; l < labs.size(); ++l) {
+    const double max = l < lab_max.size() && lab_max[l] > 0 ? lab_max[l] : 1;
+    std::vector<int> bins(10, 0);
+    for (const auto& row : rows)
+      if (row.size() > 3 + l) {
+        const double v = std::atof(row[3 + l].c_str());
+        bins[std::clamp(static_cast<int>(v / max * 10), 0, 9)] += 1;
+      }
+    const int most = std::max(1, *std::max_element(bins.begin(), bins.end()));
+    Frame f;
+    f.height = 220;
+    f.bottom = 44;
+    std::string svg = svg_open(f, fmt::format("{}: points of {} submissions", labs[l], rows.size()));
+    const double w = f.plot_w() / 10, y0 = f.top + f.plot_h();
+    for (int b = 0; b < 10; ++b) {
+      const double h = (f.plot_h() - 16) * bins[b] / most;  // room above the tallest bar for its count
+      svg += fmt::format(
+          "<rect class=\"bin\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+          "fill=\"#1f77b4\"><title>{:g} "
+          "to {:g}: {}</title></rect>\n<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" "
+          "text-anchor=\"middle\">{:g}</text>\n",
+          f.left + b * w + 2, y0 - h, w - 4, h, max * b / 10, max * (b + 1) / 10, bins[b], f.left + b * w,
+          y0 + 16, max * b / 10);
+      if (bins[b])
+        svg +=
+            fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" text-anchor=\"middle\">{}</text>\n",
+                        f.left + b * w + w / 2, y0 - h - 4, bins[b]);
+    }
+    svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" font-size=\"11\" text-anchor=\"middle\">{:g}</text>\n",
+                       f.left + 10 * w, y0 + 16, max);
+    // The axes' titles; the count axis's 0 and its largest bar.
+    svg += fmt::format(
+        "<text class=\"axis x\" x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\">points (of "
+        "{:g})</text>\n<text class=\"axis y\" x=\"18\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\" "
+        "transform=\"rotate(-90 18 {:.1f})\">number of submissions</text>\n",
+        f.left + f.plot_w() / 2, f.height - 6, max, f.top + f.plot_h() / 2, f.top + f.plot_h() / 2);
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2:.1f}\" stroke=\"#999\"/><text x=\"{3}\" "
+        "y=\"{4:.1f}\" "
+        "font-size=\"11\" text-anchor=\"end\">0</text><text x=\"{3}\" y=\"{5:.1f}\" font-size=\"11\" "
+        "text-anchor=\"end\">{6}</text>\n",
+        f.left, y0, f.top, f.left - 6, y0, y0 - (f.plot_h() - 16) + 4, most);
+    body += "<figure>" + svg + "</svg></figure>\n";
+  }
+  body += class_tables(class_view(batch));
+  // Wider than the page with many labs: it scrolls inside its own box.
+  body += "<h2>Submissions</h2>\n<div class=\"wide\"><table>\n<tr><th>submission</th><th>total</th>";
+  for (const auto& l : labs) body += "<th>" + html_escape(l) + "</th>";
+  body += "<th>status</th></tr>\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& row = rows[i];
+    if (row.size() < 3) continue;
+    body += fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td class=\"num\">{1} / {2}</td>",
+                        html_escape(row[0]), html_escape(row[1]), html_escape(row[2]));
+    for (std::size_t l = 0; l < labs.size(); ++l)
+      body += "<td>" + (row.size() > 3 + l ? html_escape(row[3 + l]) : std::string()) + "</td>";
+    const SubmissionStatus st = submission_status(batch.entries[i]);
+    body += fmt::format("<td class=\"{}\">{}</td></tr>\n",
+                        st.word == "graded" && st.days_late == 0 ? "status-graded" : "status-bad",
+                        html_escape(st.text()));
+  }
+  body += "</table></div>\n";
+  return page("cudalab: batch", body);
+}
+
+}  // namespace cudalab
