@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "authoring/calibrate.h"
+#include "authoring/calibration_rules.h"
 #include "cudalab/manifest.h"
 
 namespace cudalab::calibration {

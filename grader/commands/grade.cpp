@@ -31,6 +31,7 @@
 #include "platforms/intake.h"
 #include "platforms/slurm.h"
 #include "run/submission.h"
+#include "views/csv.h"
 #include "views/export.h"
 #include "views/report.h"
 

@@ -60,4 +60,20 @@ std::vector<std::string> split_csv_line(const std::string& line) {
   return cells;
 }
 
+std::string describe_bytes(std::uintmax_t bytes) {
+  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1u << 20));
+  if (bytes >= (1u << 10)) return fmt::format("{:.0f} KiB", static_cast<double>(bytes) / (1u << 10));
+  return fmt::format("{} bytes", bytes);
+}
+
+std::string over_bound(const std::filesystem::path& file, std::uintmax_t limit, const std::string& what) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (ec || size <= limit) return {};
+  return fmt::format(
+      "the check wrote {} to {}, more than the {} it may hold: the grader did not read it (something in the "
+      "test process wrote into a file that only the harness writes)",
+      describe_bytes(size), what, describe_bytes(limit));
+}
+
 }  // namespace cudalab

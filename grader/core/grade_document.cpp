@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "core/files.h"
-#include "pipeline/grader.h"
+#include "core/submission_grade.h"
 
 namespace cudalab {
 

@@ -19,10 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/records.h"
 #include "core/score.h"
 #include "cudalab/manifest.h"
 #include "cudalab/vocabulary.h"
-#include "run/checks.h"
 
 namespace cudalab {
 

@@ -7,30 +7,13 @@
 #include <system_error>
 #include <utility>
 
+#include "core/files.h"
 #include "cudalab/diagnosis.h"
 #include "cudalab/evidence.h"
 
 namespace fs = std::filesystem;
 
 namespace cudalab {
-
-Claim run_student_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
-  CheckRun run = run_check_process(ctx, lab, check);
-  return Claim{std::move(run.result), std::move(run.evidence)};
-}
-
-Testimony run_reference_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
-  return Testimony{run_check(ctx, lab, check), {}};
-}
-
-Testimony run_memory_replay(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
-  RunContext rc = ctx;
-  rc.role = RunRole::reference;
-  rc.evidence_out.clear();
-  rc.trace_out.clear();
-  CheckRun run = run_check_process(rc, lab, check);
-  return Testimony{std::move(run.result), std::move(run.evidence)};
-}
 
 void Judged::edit_words(const std::function<void(CheckResult&)>& edit) {
   CheckResult words = r_;

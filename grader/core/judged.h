@@ -27,8 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "core/records.h"
 #include "cudalab/manifest.h"
-#include "run/checks.h"
 
 namespace cudalab {
 
@@ -47,18 +47,6 @@ struct Testimony {
   // outputs, guard zones and inputs), the judge's to read and remove.
   std::filesystem::path evidence;
 };
-
-// A check's run in the student's build (the test binary with the student's
-// files linked in): whatever it reports is a Claim.
-Claim run_student_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
-// A check's run in the reference build (the reference's evidence and time,
-// the speed replay): a Testimony. ctx.binary must be the reference's.
-Testimony run_reference_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
-// A memory check's replay (cudalab/replay.h): the reference build runs the
-// check with the launches the student's run traced (ctx.replay_trace, the
-// kernels ctx.replay_code) in place of its launcher, and writes the evidence
-// a student's run writes (ctx.reference_evidence set, evidence_out empty).
-Testimony run_memory_replay(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
 
 struct JudgedForTests;  // tests/unit only: fabricates verdicts for the exports' tests
 

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "core/judged.h"
+#include "core/records.h"
 #include "cudalab/manifest.h"
-#include "run/checks.h"
 
 namespace cudalab {
 

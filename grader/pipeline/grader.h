@@ -16,6 +16,7 @@
 #include "core/course.h"
 #include "core/judged.h"
 #include "core/score.h"
+#include "core/submission_grade.h"
 #include "cudalab/manifest.h"
 #include "run/checks.h"
 #include "run/explain.h"
@@ -27,35 +28,6 @@
 namespace cudalab {
 
 class Progress;  // progress.h
-
-struct LabGrade {
-  const LabSpec* spec = nullptr;
-  double weight = 1;
-  LabStatus status = LabStatus::graded;  // cudalab/vocabulary.h
-  std::string message;                   // why it was not graded, for the student
-  // One per check, in the lab's order: verdicts the grader reached itself
-  // (judged.h), the only thing a score is computed from.
-  std::vector<Judged> results;
-  std::vector<CheckScore> scores;
-  double points = 0, max_points = 0;  // unweighted
-};
-
-struct SubmissionGrade {
-  std::string id;
-  std::string assignment;  // course.toml's assignment graded ("" the course's labs)
-  std::vector<LabGrade> labs;
-  std::vector<std::string> ignored;  // files not taken, with the reason
-  std::vector<std::string> notes;
-  double score = 0, max_score = 0;  // weighted totals
-  double seconds = 0;
-  bool gpu = false;
-  bool cpu_mode = false;  // no GPU; correctness graded in CPU mode (course.toml, or cpu_fallback)
-  // CPU mode for want of a GPU, not by the course's choice (GraderConfig::
-  // cpu_fallback): speed checks not run, a provisional grade (exit code 3).
-  bool provisional = false;
-  std::string gpu_line;
-  std::string error;  // the submission could not be read at all
-};
 
 struct GraderConfig {
   // An assignment's grade: the file names (student files, tests) of the
@@ -348,9 +320,6 @@ std::vector<BatchWorkerTime> grade_batch(
 // the wall time it graded and what share it waited for builds (a batch that
 // waits on builds needs cores, not GPUs). Host-only (tested).
 std::string describe_batch_time(const std::vector<BatchWorkerTime>& workers, double wall_s);
-
-// Fills score, max_score and each lab's points from its results. Host-only.
-void score_submission(SubmissionGrade& g);
 
 // Compiler output with the grading folder's paths shown as the student's.
 std::string tidy_build_log(const std::string& log, const std::string& overlay_labs, bool verbose);

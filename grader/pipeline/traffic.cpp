@@ -9,10 +9,10 @@
 #include <map>
 #include <sstream>
 
+#include "core/speed_chart.h"
 #include "pipeline/grader.h"
 #include "pipeline/internal.h"
 #include "run/explain.h"
-#include "views/report_html.h"
 
 namespace fs = std::filesystem;
 

@@ -7,6 +7,8 @@
 
 #include "core/files.h"
 #include "core/late.h"
+#include "views/csv.h"
+#include "views/text.h"
 
 namespace fs = std::filesystem;
 

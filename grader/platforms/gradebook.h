@@ -1,7 +1,7 @@
 // grader/platforms/gradebook.h: a batch graded from a platform's export, written back in
 // the form that platform (or the LMS behind it) imports, one row per student,
 // and one feedback file per student. Both are functions of the batch's grade
-// documents (export.h's BatchView) and, for the students whose submission
+// documents (core/batch.h BatchView) and, for the students whose submission
 // could not be graded, of the export's record of them (intake.h).
 //
 //   gradescope    gradebook-gradescope.csv: the columns of Gradescope's own
@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/batch.h"
 #include "platforms/intake.h"
-#include "views/export.h"
 
 namespace cudalab {
 

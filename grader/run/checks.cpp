@@ -24,12 +24,6 @@ extern char** environ;
 
 namespace cudalab {
 
-const Measurement* CheckResult::find(const std::string& key) const {
-  for (const auto& m : measurements)
-    if (m.key == key) return &m;
-  return nullptr;
-}
-
 bool parse_check_record(const std::string& json_text, const std::string& name, CheckResult& out,
                         std::string* skipped_reason) {
   const auto doc = nlohmann::json::parse(json_text, nullptr, /*allow_exceptions=*/false);
@@ -683,20 +677,22 @@ CheckResult run_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec
   return std::move(run.result);
 }
 
-std::string describe_bytes(std::uintmax_t bytes) {
-  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1u << 20));
-  if (bytes >= (1u << 10)) return fmt::format("{:.0f} KiB", static_cast<double>(bytes) / (1u << 10));
-  return fmt::format("{} bytes", bytes);
+Claim run_student_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  CheckRun run = run_check_process(ctx, lab, check);
+  return Claim{std::move(run.result), std::move(run.evidence)};
 }
 
-std::string over_bound(const std::filesystem::path& file, std::uintmax_t limit, const std::string& what) {
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(file, ec);
-  if (ec || size <= limit) return {};
-  return fmt::format(
-      "the check wrote {} to {}, more than the {} it may hold: the grader did not read it (something in the "
-      "test process wrote into a file that only the harness writes)",
-      describe_bytes(size), what, describe_bytes(limit));
+Testimony run_reference_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  return Testimony{run_check(ctx, lab, check), {}};
+}
+
+Testimony run_memory_replay(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check) {
+  RunContext rc = ctx;
+  rc.role = RunRole::reference;
+  rc.evidence_out.clear();
+  rc.trace_out.clear();
+  CheckRun run = run_check_process(rc, lab, check);
+  return Testimony{std::move(run.result), std::move(run.evidence)};
 }
 
 }  // namespace cudalab

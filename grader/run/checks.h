@@ -8,37 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "core/judged.h"
+#include "core/records.h"
 #include "core/time_limits.h"
 #include "cudalab/manifest.h"
 #include "cudalab/vocabulary.h"
 #include "cudalab/vocabulary_fmt.h"
 
 namespace cudalab {
-
-struct Measurement {
-  std::string key;
-  double value = 0;
-  std::string unit;
-};
-
-struct CheckResult {
-  std::string id, name;
-  CheckKind kind = CheckKind::correctness;
-  Verdict verdict = Verdict::error;   // cudalab/vocabulary.h
-  std::vector<std::string> failures;  // what went wrong, for the student
-  // The cause its "Diagnosis:" line names (cudalab/vocabulary.h): set with
-  // that line by whoever writes it (the harness's diagnosis, the judge, a
-  // second look); without one, a timeout or crash says what became of the
-  // check; none where nothing names a cause.
-  Cause cause = Cause::none;
-  std::vector<std::string> notes;
-  std::vector<Measurement> measurements;
-  std::string output;  // the process's output, when it tells something
-  double seconds = 0;
-
-  bool passed() const { return verdict == Verdict::pass; }
-  const Measurement* find(const std::string& key) const;
-};
 
 struct RunContext {
   std::filesystem::path binary;        // the lab's test binary
@@ -104,27 +81,6 @@ inline constexpr const char* kHangCauses =
     "An endless loop? (a loop whose index never advances, or a __syncthreads() that not every thread of the "
     "block reaches)";
 
-// The most the grader reads of what a check's process wrote, each checked
-// by its size before a byte of it is read (the sandbox lets a check write up
-// to 1 GiB, and a submission's checks run side by side): over it, the check
-// fails and says which bound. A record holds one check's verdict, messages
-// and measurements (a few KiB); a launch trace, the launches of one speed
-// check's run; an access report, per-line counts of a lab's kernels. A
-// student's evidence may be no larger than the reference's for the same
-// check (which also holds the expected values) plus kEvidenceSlackBytes.
-inline constexpr std::uintmax_t kMaxRecordBytes = 1u << 20;
-inline constexpr std::uintmax_t kMaxTraceBytes = 4u << 20;
-inline constexpr std::uintmax_t kMaxAccessReportBytes = 4u << 20;
-inline constexpr std::uintmax_t kEvidenceSlackBytes = 1u << 20;
-
-// "12.0 MiB", "640 KiB", "37 bytes". Host-only (tested).
-std::string describe_bytes(std::uintmax_t bytes);
-
-// "" when `file` is at most `limit` bytes; else the failure for the student:
-// "the check wrote 64.0 MiB to its record, more than the 1.0 MiB a record may
-// hold: the grader did not read it".
-std::string over_bound(const std::filesystem::path& file, std::uintmax_t limit, const std::string& what);
-
 // A check's process, run confined: its result as the record and the process
 // say, and the file where it left its evidence (a student's run judged
 // against the reference's: RunContext::reference_evidence set), for the
@@ -153,6 +109,18 @@ std::string run_stem(const std::string& lab, const std::string& check);
 // sanitizing: no evidence, no reference time, no trace or replay (a second
 // look's CPU-mode run, an access or traffic count).
 RunContext bare_run(const RunContext& ctx, const std::filesystem::path& binary);
+
+// A check's run in the student's build (the test binary with the student's
+// files linked in): whatever it reports is a Claim.
+Claim run_student_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+// A check's run in the reference build (the reference's evidence and time,
+// the speed replay): a Testimony. ctx.binary must be the reference's.
+Testimony run_reference_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
+// A memory check's replay (cudalab/replay.h): the reference build runs the
+// check with the launches the student's run traced (ctx.replay_trace, the
+// kernels ctx.replay_code) in place of its launcher, and writes the evidence
+// a student's run writes (ctx.reference_evidence set, evidence_out empty).
+Testimony run_memory_replay(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
 
 // Reads a check's result from a record file's JSON text. Host-only (tested).
 bool parse_check_record(const std::string& json_text, const std::string& name, CheckResult& out,

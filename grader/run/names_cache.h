@@ -8,12 +8,15 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
-#include "run/policy.h"
-
 namespace cudalab {
+
+// Defined global names -> the object file that defines each ("" if it is not
+// a readable file of its own: a shared library, a member of a real archive).
+using NameMap = std::map<std::string, std::string>;
 
 // What identifies one version of a file: device, inode, size, modification
 // and change time. A replaced or rewritten library has another inode or

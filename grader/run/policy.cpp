@@ -13,7 +13,6 @@
 
 #include "core/time_limits.h"
 #include "cudalab/elf.h"
-#include "run/names_cache.h"
 #include "run/process.h"
 
 namespace cudalab {

@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "run/names_cache.h"
+
 namespace cudalab {
 
 struct Violation {
@@ -50,10 +52,6 @@ struct Symbol {
   char type = 'T';
   std::string object;  // in an archive: the member that defines it
 };
-
-// Defined global names -> the object file that defines each ("" if it is not
-// a readable file of its own: a shared library, a member of a real archive).
-using NameMap = std::map<std::string, std::string>;
 
 // Who defines which names elsewhere in the link (the harness, the lab's tests
 // and references) and in the runtime libraries (C, C++, CUDA): a student

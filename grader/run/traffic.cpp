@@ -8,10 +8,6 @@
 
 namespace cudalab {
 
-std::string traffic_key(const std::string& who) {
-  return "chart_traffic_" + who + "_bytes";
-}
-
 double requested_global_bytes(const std::string& report_json, std::string& error) {
   const auto doc = nlohmann::json::parse(report_json, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("lines") || !doc["lines"].is_array()) {

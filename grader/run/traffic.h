@@ -31,20 +31,10 @@
 #include <optional>
 #include <string>
 
+#include "core/speed_chart.h"
 #include "run/checks.h"
 
 namespace cudalab {
-
-// What a speed check's result carries (grade.json's measurements), read by
-// report.html's chart (report_html.h speed_chart):
-//   chart_traffic_flops        the counted call's FP32 work (FLOP)
-//   chart_traffic_m, _n, _k    its shape, where it has one (the matmul labs)
-//   chart_traffic_<who>_bytes  each kernel's requested global bytes; who is
-//                              "student" or the name of the check's other
-//                              kernels (<who>_ms, <who>_ratio)
-// or, where they could not be counted, a note that starts with this:
-inline constexpr const char* kTrafficNotMeasured = "traffic not measured: ";
-std::string traffic_key(const std::string& who);
 
 // The global bytes an access report (simt's JSON form) counts: 32 per
 // sector over its global lines. -1 with `error` set when it cannot be read;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <map>
 
+#include "views/csv.h"
 #include "views/report.h"
 
 namespace cudalab {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/batch.h"
 #include "core/grade_document.h"
-#include "views/export.h"
 
 namespace cudalab {
 

@@ -10,11 +10,12 @@
 #include <sstream>
 #include <string_view>
 
-#include "authoring/expect.h"
 #include "core/files.h"
 #include "views/class_view.h"
+#include "views/csv.h"
 #include "views/report.h"
 #include "views/report_html.h"
+#include "views/text.h"
 
 namespace cudalab {
 
@@ -29,91 +30,6 @@ std::string test_name(const GradedLab& lab, const GradedCheck& c) {
 }
 
 }  // namespace
-
-std::string check_output(const GradedCheck& c) {
-  // The console's and report.txt's messages (report.h), all of them and
-  // unwrapped: a platform's page wraps them to its own width.
-  Style style;
-  style.verbose = true;
-  const std::vector<std::string> messages = check_messages(style, c.spec, c.result, c.score);
-  std::string out =
-      fmt::format("{} ({:.2f}/{:g} points)", c.result.verdict, c.score.points, c.score.max_points);
-  // A check that counts for nothing says why on its first line.
-  std::size_t i = 0;
-  if (c.score.gated && !messages.empty()) out += ": " + messages[i++];
-  out += "\n";
-  for (; i < messages.size(); ++i) out += messages[i] + "\n";
-  return out;
-}
-
-std::string submitter_line(const Submitter& s) {
-  std::vector<std::string> ids;
-  for (const std::string* x : {&s.sid, &s.login, &s.email})
-    if (!x->empty() && std::find(ids.begin(), ids.end(), *x) == ids.end()) ids.push_back(*x);
-  const std::string id = fmt::format("{}", fmt::join(ids, ", "));
-  return s.name.empty() ? id : id.empty() ? s.name : fmt::format("{} ({})", s.name, id);
-}
-
-std::string submission_header(const GradeDocument& g) {
-  std::string out;
-  if (g.submission) {
-    const SubmissionRecord& r = *g.submission;
-    std::vector<std::string> who;
-    for (const auto& s : r.submitters) who.push_back(submitter_line(s));
-    if (!who.empty()) out += fmt::format("submitted by: {}\n", fmt::join(who, "; "));
-    out += fmt::format("submitted: {} ({}{})\n", r.time.empty() ? "time not given" : r.time, r.platform,
-                       r.id.empty() ? "" : " submission " + r.id);
-  }
-  if (g.late) {
-    if (g.late->days == 0)
-      out += fmt::format("on time (due {})\n", g.late->due);
-    else
-      out += fmt::format("late: {} (due {}); {:.2f} points before the penalty\n", g.late->reason, g.late->due,
-                         g.late->score_before);
-  }
-  return out;
-}
-
-std::string submission_output(const GradeDocument& g) {
-  std::string out = fmt::format("cudalab: {:.2f} / {:g} points", g.score, g.max_score);
-  out += g.gpu        ? fmt::format(" (GPU: {})\n", g.gpu_line)
-         : g.cpu_mode ? fmt::format(" (CPU mode, no GPU: {}; correctness only, speed checks not run{})\n",
-                                    g.gpu_line, g.provisional ? "; a provisional grade" : "")
-                      : fmt::format(" (no GPU: {}; checks not run)\n", g.gpu_line);
-  out += submission_header(g);
-  if (!g.error.empty()) out += g.error + "\n";
-  for (const auto& lab : g.labs) {
-    out += fmt::format("{}: {:.2f} / {:g}", lab.id, lab.points, lab.max_points);
-    if (lab.weight != 1) out += fmt::format(" (weight {:g})", lab.weight);
-    if (lab.status != LabStatus::graded) out += fmt::format(" [{}] {}", lab.status, lab.message);
-    out += "\n";
-  }
-  if (!g.ignored.empty()) {
-    out += "ignored:\n";
-    for (const auto& i : g.ignored) out += "  " + i + "\n";
-  }
-  for (const auto& n : g.notes) out += n + "\n";
-  return out;
-}
-
-std::string report_text(const GradeDocument& g) {
-  const Style style = Style::for_file();
-  const std::string summary = submission_output(g);
-  // The summary's first line (the total and how it was graded) and its error.
-  std::string out = summary.substr(0, summary.find('\n') + 1);
-  out += submission_header(g);
-  if (!g.error.empty()) out += wrap_lines(g.error, style.width) + "\n";
-  for (const auto& lab : g.labs) out += graded_lab_text(style, lab);
-  if (!g.ignored.empty()) {
-    out += fmt::format("\nignored ({}):\n", g.ignored.size());
-    for (const auto& i : g.ignored) out += wrap_lines("  " + i, style.width) + "\n";
-  }
-  if (!g.notes.empty()) {
-    out += "\nnotes:\n";
-    for (const auto& n : g.notes) out += wrap_lines("  " + n, style.width) + "\n";
-  }
-  return out;
-}
 
 // How Gradescope shows our text. Its autograder specification ("Output String
 // Formatting", gradescope-autograders.readthedocs.io/en/latest/specs/) says
@@ -274,133 +190,6 @@ std::string junit_xml(const GradeDocument& g) {
   std::ostringstream out;
   doc.save(out, "  ");
   return out.str();
-}
-
-namespace {
-
-// -?digits[.digits][e[+-]digits]: what fmt writes for a finite double.
-bool plain_number(const std::string& s) {
-  std::size_t i = s.size() > 0 && s[0] == '-' ? 1 : 0;
-  const auto digits = [&] {
-    const std::size_t from = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i > from;
-  };
-  if (!digits()) return false;
-  if (i < s.size() && s[i] == '.' && (++i, !digits())) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    if (!digits()) return false;
-  }
-  return i == s.size();
-}
-
-}  // namespace
-
-std::string csv_field(const std::string& s, CsvKind kind) {
-  // OWASP's CSV-injection rule: a leading ' makes the cell text to a
-  // spreadsheet, and the quotes keep a separator inside it from starting a
-  // cell of its own.
-  const bool formula = !s.empty() && std::string_view("=+-@\t\r").find(s[0]) != std::string_view::npos &&
-                       !(kind == CsvKind::number && plain_number(s));
-  if (!formula && s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = formula ? "\"'" : "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-std::string csv_line(const std::vector<CsvCell>& cells) {
-  std::string line;
-  for (std::size_t i = 0; i < cells.size(); ++i)
-    line += (i ? "," : "") + csv_field(cells[i].value, cells[i].kind);
-  return line + "\n";
-}
-
-// The columns a grade from a platform's export adds, after the others so
-// that theirs keep their places.
-constexpr const char* kSubmissionColumns[] = {"submitters", "submitted_at", "days_late", "late_fraction",
-                                              "score_before_late"};
-
-std::string csv_header(const std::vector<std::string>& lab_ids, bool submissions) {
-  std::vector<CsvCell> h = {"submission", "score", "max_score"};
-  h.insert(h.end(), lab_ids.begin(), lab_ids.end());
-  h.emplace_back("status");
-  if (submissions) h.insert(h.end(), std::begin(kSubmissionColumns), std::end(kSubmissionColumns));
-  return csv_line(h);
-}
-
-std::string csv_header(const GradeDocument& g) {
-  std::vector<std::string> ids;
-  for (const auto& lab : g.labs) ids.push_back(lab.id);
-  return csv_header(ids, g.submission.has_value());
-}
-
-std::string csv_row(const GradeDocument& g) {
-  return csv_row(g, g.submission.has_value());
-}
-
-// The submission's columns of a row (kSubmissionColumns), empty without one.
-void add_submission_cells(std::vector<CsvCell>& row, const GradeDocument* g) {
-  if (!g || !g->submission) {
-    row.insert(row.end(), std::size(kSubmissionColumns), "");
-    return;
-  }
-  std::vector<std::string> who;
-  for (const auto& s : g->submission->submitters) who.push_back(submitter_line(s));
-  row.insert(row.end(), {fmt::format("{}", fmt::join(who, "; ")), g->submission->time});
-  if (g->late)
-    row.insert(row.end(), {csv_number(fmt::format("{}", g->late->days)),
-                           csv_number(fmt::format("{:g}", g->late->fraction)),
-                           csv_number(fmt::format("{:.2f}", g->late->score_before))});
-  else
-    row.insert(row.end(), 3, "");
-}
-
-std::string csv_row(const GradeDocument& g, bool submissions) {
-  std::vector<CsvCell> row = {g.id, csv_number(fmt::format("{:.2f}", g.score)),
-                              csv_number(fmt::format("{:g}", g.max_score))};
-  std::vector<std::string> status;
-  for (const auto& lab : g.labs) {
-    row.push_back(csv_number(fmt::format("{:.2f}", lab.weight * lab.points)));
-    if (lab.status != LabStatus::graded) status.push_back(fmt::format("{}:{}", lab.id, lab.status));
-  }
-  if (!g.error.empty()) status.insert(status.begin(), "unreadable");
-  row.emplace_back(status.empty() ? "graded" : fmt::format("{}", fmt::join(status, " ")));
-  if (submissions) add_submission_cells(row, &g);
-  return csv_line(row);
-}
-
-bool batch_has_submissions(const BatchView& b) {
-  return std::any_of(b.entries.begin(), b.entries.end(),
-                     [](const BatchEntry& e) { return e.grade && e.grade->submission; });
-}
-
-std::vector<std::string> batch_rows(const BatchView& b) {
-  const bool submissions = batch_has_submissions(b);
-  std::vector<std::string> rows;
-  for (const auto& e : b.entries) {
-    if (e.grade) {
-      std::string row = csv_row(*e.grade, submissions);
-      row.pop_back();  // its newline
-      rows.push_back(std::move(row));
-    } else {
-      std::vector<CsvCell> row = {e.id, csv_number("0.00"), csv_number("0")};
-      row.insert(row.end(), b.lab_ids.size(), "");
-      row.emplace_back(e.problem.empty() ? "not graded" : e.problem);
-      if (submissions) add_submission_cells(row, nullptr);
-      std::string line = csv_line(row);
-      line.pop_back();  // its newline
-      rows.push_back(std::move(line));
-    }
-  }
-  return rows;
-}
-
-std::string batch_csv(const BatchView& b) {
-  std::string csv = csv_header(b.lab_ids, batch_has_submissions(b));
-  for (const auto& row : batch_rows(b)) csv += row + "\n";
-  return csv;
 }
 
 void write_views(const GradeDocument& g, const std::filesystem::path& dir) {

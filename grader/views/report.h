@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/grade_document.h"
+#include "core/records.h"
 #include "core/score.h"
 #include "cudalab/manifest.h"
-#include "run/checks.h"
 
 namespace cudalab {
 

@@ -7,10 +7,9 @@
 #include <cstdlib>
 
 #include "core/files.h"
-#include "run/traffic.h"
 #include "views/class_view.h"
-#include "views/export.h"
 #include "views/report.h"
+#include "views/text.h"
 
 namespace cudalab {
 
@@ -125,62 +124,6 @@ std::string svg_open(Frame& f, const std::string& title) {
 }
 
 }  // namespace
-
-SpeedChart speed_chart(const CheckResult& r) {
-  SpeedChart c;
-  double reference_ms = 0;
-  for (const auto& m : r.measurements) {
-    if (m.key == "chart_bytes") c.bytes = m.value;
-    if (m.key == "chart_flops") c.flops = m.value;
-    if (m.key == "chart_peak_dram_gbs") c.peak_dram_gbs = m.value;
-    if (m.key == "chart_peak_fp32_gflops") c.peak_fp32_gflops = m.value;
-    if (m.key == "chart_traffic_flops") c.traffic_flops = m.value;
-    if (m.key == "chart_traffic_m") c.traffic_m = static_cast<int>(m.value);
-    if (m.key == "chart_traffic_n") c.traffic_n = static_cast<int>(m.value);
-    if (m.key == "chart_traffic_k") c.traffic_k = static_cast<int>(m.value);
-    if (m.key == "reference_ms") reference_ms = m.value;
-  }
-  for (const auto& n : r.notes)
-    if (n.rfind(kTrafficNotMeasured, 0) == 0) c.traffic_note = n;
-  if (!(c.bytes > 0)) return c;
-  for (const auto& m : r.measurements) {
-    if (!(m.value > 0)) continue;
-    if (ends_with(m.key, "_ms")) {
-      const std::string who = m.key.substr(0, m.key.size() - 3);
-      c.points.push_back({who == "student" ? "your kernel" : who, who, m.value, who == "student"});
-    } else if (ends_with(m.key, "_ratio") && reference_ms > 0) {
-      // A foil timed against the reference: its time is the reference's / its ratio.
-      const std::string who = m.key.substr(0, m.key.size() - 6);
-      c.points.push_back({who + " (foil)", who, reference_ms / m.value, false});
-    } else if (m.key == "copy_gbs") {
-      c.points.push_back({"plain copy", "copy", c.bytes / (m.value * 1e6), false});
-    }
-  }
-  for (auto& p : c.points)
-    if (const Measurement* t = r.find(traffic_key(p.who)); t && t->value > 0) p.traffic_bytes = t->value;
-  // The student's first.
-  std::stable_sort(c.points.begin(), c.points.end(),
-                   [](const ChartPoint& a, const ChartPoint& b) { return a.student && !b.student; });
-  return c;
-}
-
-bool SpeedChart::memory_bound() const {
-  if (!(flops > 0)) return true;
-  // Left of the ridge even its compulsory traffic keeps a kernel under the
-  // DRAM slope: the FP32 roof is out of its reach, and a share of it would
-  // read as a failing grade for a kernel that does all it can.
-  if (peak_dram_gbs > 0 && peak_fp32_gflops > 0) return flops / bytes < peak_fp32_gflops / peak_dram_gbs;
-  return false;
-}
-
-bool SpeedChart::traffic_measured() const {
-  return traffic_flops > 0 && !points.empty() &&
-         std::all_of(points.begin(), points.end(), [](const ChartPoint& p) { return p.traffic_bytes > 0; });
-}
-
-double SpeedChart::intensity(const ChartPoint& p) const {
-  return traffic_measured() ? traffic_flops / p.traffic_bytes : flops / bytes;
-}
 
 std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
   if (c.points.empty() || !(c.bytes > 0)) return {};
@@ -673,8 +616,7 @@ std::string class_tables(const ClassView& v) {
 }  // namespace
 
 std::string batch_html(const BatchView& batch) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& row : batch_rows(batch)) rows.push_back(split_csv_line(row));
+  const std::vector<GradebookRow> rows = gradebook_rows(batch);
   const std::vector<std::string>& labs = batch.lab_ids;
   const std::vector<double>& lab_max = batch.lab_max;
   std::string body = fmt::format("<h1>cudalab: {} submissions</h1>\n", rows.size());
@@ -682,11 +624,11 @@ std::string batch_html(const BatchView& batch) {
   for (std::size_t l = 0; l < labs.size(); ++l) {
     const double max = l < lab_max.size() && lab_max[l] > 0 ? lab_max[l] : 1;
     std::vector<int> bins(10, 0);
-    for (const auto& row : rows)
-      if (row.size() > 3 + l) {
-        const double v = std::atof(row[3 + l].c_str());
-        bins[std::clamp(static_cast<int>(v / max * 10), 0, 9)] += 1;
-      }
+    // A submission without a grade counts as 0, as the gradebook's total does.
+    for (const auto& row : rows) {
+      const double v = l < row.labs.size() ? row.labs[l].value_or(0) : 0;
+      bins[std::clamp(static_cast<int>(v / max * 10), 0, 9)] += 1;
+    }
     const int most = std::max(1, *std::max_element(bins.begin(), bins.end()));
     Frame f;
     f.height = 220;
@@ -729,12 +671,12 @@ std::string batch_html(const BatchView& batch) {
   for (const auto& l : labs) body += "<th>" + html_escape(l) + "</th>";
   body += "<th>status</th></tr>\n";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& row = rows[i];
-    if (row.size() < 3) continue;
-    body += fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td class=\"num\">{1} / {2}</td>",
-                        html_escape(row[0]), html_escape(row[1]), html_escape(row[2]));
+    const GradebookRow& row = rows[i];
+    body +=
+        fmt::format("<tr><td><a href=\"{0}/report.html\">{0}</a></td><td class=\"num\">{1:.2f} / {2:g}</td>",
+                    html_escape(row.id), row.score, row.max_score);
     for (std::size_t l = 0; l < labs.size(); ++l)
-      body += "<td>" + (row.size() > 3 + l ? html_escape(row[3 + l]) : std::string()) + "</td>";
+      body += l < row.labs.size() && row.labs[l] ? fmt::format("<td>{:.2f}</td>", *row.labs[l]) : "<td></td>";
     const SubmissionStatus st = submission_status(batch.entries[i]);
     body += fmt::format("<td class=\"{}\">{}</td></tr>\n",
                         st.word == "graded" && st.days_late == 0 ? "status-graded" : "status-bad",

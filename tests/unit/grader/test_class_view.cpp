@@ -10,8 +10,10 @@
 #include "cudalab/catch.h"
 #include "testbed.h"
 #include "views/class_view.h"
+#include "views/csv.h"
 #include "views/export.h"
 #include "views/report_html.h"
+#include "views/text.h"
 
 using namespace cudalab;
 

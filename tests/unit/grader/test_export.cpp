@@ -8,8 +8,10 @@
 #include "judged_for_tests.h"
 #include "platforms/intake.h"
 #include "testbed.h"
+#include "views/csv.h"
 #include "views/export.h"
 #include "views/report.h"
+#include "views/text.h"
 
 using namespace cudalab;
 

@@ -10,8 +10,10 @@
 #include "core/grade_document.h"
 #include "judged_for_tests.h"
 #include "testbed.h"
+#include "views/csv.h"
 #include "views/export.h"
 #include "views/report_html.h"
+#include "views/text.h"
 
 using namespace cudalab;
 

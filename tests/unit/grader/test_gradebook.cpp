@@ -8,6 +8,7 @@
 #include "platforms/gradebook.h"
 #include "platforms/intake.h"
 #include "views/class_view.h"
+#include "views/csv.h"
 
 using namespace cudalab;
 

@@ -10,7 +10,9 @@
 #include "authoring/calibrate.h"
 #include "core/course.h"
 #include "core/grade_document.h"
+#include "views/csv.h"
 #include "views/export.h"
+#include "views/text.h"
 
 namespace testbed {
 
