@@ -44,7 +44,9 @@ double nearest_in_range(double current, double lo, double hi) {
   return current < lo ? lo : hi;
 }
 
-std::string pct(double f) { return fmt::format("{:.0f}%", 100 * f); }
+std::string pct(double f) {
+  return fmt::format("{:.0f}%", 100 * f);
+}
 
 std::string Proposal::margins_line() const {
   if (!feasible) return why_not;

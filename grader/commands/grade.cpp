@@ -326,25 +326,26 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
           return;  // a failing submission never stops the batch
         }
         any_gpu |= g->gpu || (g->cpu_mode && !g->provisional);
-        GradeDocument doc = grade_document(*g, CUDALAB_VERSION);
-        std::string late;
         if (intake) {
           // Who handed it in and when, as the platform recorded it; the late
-          // rule only ever from that time.
-          doc.submission = intake->handins[i].record;
+          // rule only ever from that time, an input of the score.
+          g->submission = intake->handins[i].record;
           if (const Assignment* as = course.find_assignment(course.assignment)) {
             try {
-              apply_late_rule(doc, *as);
+              g->late = late_penalty(*as, *g->submission);
             } catch (const ManifestError& e) {
-              doc.notes.push_back(fmt::format("late rule not applied: {}", e.what()));
+              g->notes.push_back(fmt::format("late rule not applied: {}", e.what()));
               fmt::print(stderr, "cudalab: {}: late rule not applied: {}\n", id, e.what());
             }
           }
-          if (doc.late && doc.late->days > 0)
-            late = fmt::format(", {} late: {:.2f} before",
-                               doc.late->days == 1 ? "a day" : fmt::format("{} days", doc.late->days),
-                               doc.late->score_before);
+          score_submission(*g);
         }
+        GradeDocument doc = grade_document(*g, CUDALAB_VERSION);
+        std::string late;
+        if (doc.late && doc.late->days > 0)
+          late = fmt::format(", {} late: {:.2f} before",
+                             doc.late->days == 1 ? "a day" : fmt::format("{} days", doc.late->days),
+                             doc.late->score_before);
         write_grade_document(doc, out / id);
         batch.entries[i].grade = doc;
         fmt::print("[{}/{}] {}: {:.2f} / {:g}{} ({:.0f} s{})\n", i + 1, entries.size(), id, doc.score,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -21,6 +22,8 @@ GradeDocument grade_document(const SubmissionGrade& g, const std::string& grader
   d.gpu = g.gpu, d.cpu_mode = g.cpu_mode, d.provisional = g.provisional;
   d.gpu_line = g.gpu_line;
   d.grader_version = grader_version;
+  d.submission = g.submission;
+  d.late = g.late;
   for (const auto& lab : g.labs) {
     GradedLab l;
     l.id = lab.spec->id;
@@ -32,21 +35,22 @@ GradeDocument grade_document(const SubmissionGrade& g, const std::string& grader
     for (std::size_t i = 0; i < lab.results.size() && i < lab.spec->checks.size(); ++i) {
       l.checks.push_back({lab.spec->checks[i], lab.results[i].result(),
                           i < lab.scores.size() ? lab.scores[i] : CheckScore{}});
-      l.checks.back().result.cause = cause_of(l.checks.back().result);
+      GradedCheck& c = l.checks.back();
+      c.result.cause = cause_of(c.result, c.score.speed.has_value());
     }
     d.labs.push_back(std::move(l));
   }
   return d;
 }
 
-Cause cause_of(const CheckResult& r) {
+Cause cause_of(const CheckResult& r, bool timed) {
   const bool failed = r.verdict == Verdict::fail || r.verdict == Verdict::timeout ||
                       r.verdict == Verdict::crash || r.verdict == Verdict::error;
   if (!failed) return Cause::none;
   if (r.cause != Cause::none) return r.cause;
   if (r.verdict == Verdict::timeout) return r.kind == CheckKind::speed ? Cause::slow : Cause::timeout;
   if (r.verdict == Verdict::crash) return Cause::crash;
-  if (r.kind == CheckKind::speed && r.verdict == Verdict::fail && r.find("ratio")) return Cause::slow;
+  if (r.kind == CheckKind::speed && r.verdict == Verdict::fail && timed) return Cause::slow;
   return Cause::none;
 }
 
@@ -79,6 +83,13 @@ nlohmann::json check_json(const GradedCheck& c) {
       {"output", c.result.output},
       {"seconds", c.result.seconds},
   };
+  if (c.score.speed) {
+    const SpeedOutcome& s = *c.score.speed;
+    j["speed"] = {{"ratio", s.ratio},
+                  {"pass_at", s.pass_at ? nlohmann::json(*s.pass_at) : nlohmann::json()},
+                  {"zero_at", s.credit ? nlohmann::json(s.credit->zero_at) : nlohmann::json()},
+                  {"full_at", s.credit ? nlohmann::json(s.credit->full_at) : nlohmann::json()}};
+  }
   return j;
 }
 
@@ -155,7 +166,8 @@ E enum_field(Reader& r, const char* key, std::optional<E> (*parse)(std::string_v
   return e.value_or(E{});
 }
 
-GradedCheck read_check(const nlohmann::json& j, const std::string& where, bool v1, std::string& error) {
+GradedCheck read_check(const nlohmann::json& j, const std::string& where, int version, std::string& error) {
+  const bool v1 = version == 1;
   GradedCheck c;
   Reader r(j, where, error);
   c.spec.id = c.result.id = r.str("id");
@@ -200,6 +212,20 @@ GradedCheck read_check(const nlohmann::json& j, const std::string& where, bool v
   }
   c.result.output = r.str("output");
   c.result.seconds = r.num("seconds");
+  if (version < 3) {
+    // The outcome as the grader that wrote it scored it: from the check's
+    // recorded ratio (its own timing: a Judged keeps no other) and thresholds.
+    c.score.speed = speed_outcome(c.spec, c.result.recorded_ratio());
+  } else if (const nlohmann::json* sp = r.optional("speed")) {
+    Reader s(*sp, where + ".speed", error);
+    SpeedOutcome o;
+    o.ratio = s.num("ratio");
+    if (const nlohmann::json* v = s.optional("pass_at"); v && !v->is_null()) o.pass_at = s.num("pass_at");
+    const nlohmann::json* z = s.optional("zero_at");
+    const nlohmann::json* f = s.optional("full_at");
+    if (z && f && !z->is_null() && !f->is_null()) o.credit = Credit{s.num("zero_at"), s.num("full_at")};
+    c.score.speed = o;
+  }
   return c;
 }
 
@@ -257,10 +283,14 @@ std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, s
   error.clear();
   if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
     return error = "not a cudalab grade document (no \"format\")", std::nullopt;
-  const bool v1 = j["format"] == kGradeFormatV1;
-  if (j["format"] != kGradeFormat && !v1)
-    return error = fmt::format("grade document of format \"{}\"; this cudalab reads \"{}\" and \"{}\"",
-                               j["format"].get<std::string>(), kGradeFormat, kGradeFormatV1),
+  const int version = j["format"] == kGradeFormat     ? 3
+                      : j["format"] == kGradeFormatV2 ? 2
+                      : j["format"] == kGradeFormatV1 ? 1
+                                                      : 0;
+  if (version == 0)
+    return error =
+               fmt::format("grade document of format \"{}\"; this cudalab reads \"{}\", \"{}\" and \"{}\"",
+                           j["format"].get<std::string>(), kGradeFormat, kGradeFormatV2, kGradeFormatV1),
            std::nullopt;
   GradeDocument d;
   Reader r(j, "grade", error);
@@ -291,7 +321,7 @@ std::optional<GradeDocument> grade_document_from_json(const nlohmann::json& j, s
     l.max_points = lr.num("max_points");
     const nlohmann::json& checks = lr.array("checks");
     for (std::size_t c = 0; error.empty() && c < checks.size(); ++c)
-      l.checks.push_back(read_check(checks[c], fmt::format("{}.checks[{}]", where, c), v1, error));
+      l.checks.push_back(read_check(checks[c], fmt::format("{}.checks[{}]", where, c), version, error));
     d.labs.push_back(std::move(l));
   }
   if (const nlohmann::json* sub = r.optional("submission")) {

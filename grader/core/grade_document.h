@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/handin.h"
 #include "core/records.h"
 #include "core/score.h"
 #include "cudalab/manifest.h"
@@ -32,14 +33,19 @@ struct SubmissionGrade;
 // readers may ignore keeps the number; a changed or removed one bumps it.
 // /2 added each check's `cause` (required): a reader of /1 documents
 // (`cudalab export` of an older batch) gives their failing checks the cause
-// `unrecorded`.
-inline constexpr std::string_view kGradeFormat = "cudalab-grade/2";
+// `unrecorded`. /3 added each timed speed check's `speed` (the ratio, the
+// pass line, the credit curve's points: CheckScore::speed), which the views
+// read instead of the measurements: a reader of /1 and /2 documents makes it
+// from the check's "ratio" measurement and thresholds, as the grader did.
+inline constexpr std::string_view kGradeFormat = "cudalab-grade/3";
+inline constexpr std::string_view kGradeFormatV2 = "cudalab-grade/2";
 inline constexpr std::string_view kGradeFormatV1 = "cudalab-grade/1";
 
 // The cause a grade keeps for a check (vocabulary.h): its result's, or for a
 // check that failed without one, what became of it (a timeout, a crash, a
-// speed check slower than its line); none for a check that did not fail.
-Cause cause_of(const CheckResult& r);
+// speed check the grader timed (`timed`) slower than its line); none for a
+// check that did not fail.
+Cause cause_of(const CheckResult& r, bool timed);
 
 struct GradedCheck {
   // What the views need of the check's lab.toml entry: id, name, kind,
@@ -56,34 +62,6 @@ struct GradedLab {
   std::string message;                // why it was not graded, for the student
   double points = 0, max_points = 0;  // unweighted
   std::vector<GradedCheck> checks;    // in the lab's order; empty unless graded
-};
-
-// Who handed a submission in, as the platform's export names them: Gradescope
-// gives name, sid and email; PrairieLearn the uid (login), uin (sid) and
-// name; GitHub Classroom the login (github_username) and the roster
-// identifier (sid). A group submission has several.
-struct Submitter {
-  std::string name, sid, email, login;
-};
-
-// The platform's record of a submission graded from its export
-// (`cudalab grade --batch EXPORT --from PLATFORM`, intake.h).
-struct SubmissionRecord {
-  std::string platform;  // "gradescope", "prairielearn" or "classroom"
-  std::string id;        // the platform's own submission id ("" where it has none)
-  std::string time;      // when it was submitted, ISO 8601 with the platform's offset; "" not given
-  std::vector<Submitter> submitters;
-};
-
-// An assignment's late rule applied to a submission's time (late.h).
-struct LatePenalty {
-  std::string due;          // the assignment's due date, as course.toml gives it
-  double per_day = 0;       // of the points, per day or part of one
-  int max_days = 0;         // later than this: no points
-  int days = 0;             // days late; 0 on time
-  double fraction = 0;      // of the points taken (1 past max_days)
-  double score_before = 0;  // the weighted points before the penalty
-  std::string reason;       // for the student; "" on time
 };
 
 struct GradeDocument {

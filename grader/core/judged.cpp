@@ -201,8 +201,7 @@ Judged judge_speed_untimed(Claim traced) {
 Judged judge_speed_timed(Testimony replay) {
   Judged j;
   j.r_ = std::move(replay.said);
-  if (j.r_.verdict == Verdict::pass || j.r_.verdict == Verdict::fail)
-    if (const Measurement* m = j.r_.find("ratio"); m && std::isfinite(m->value)) j.ratio_ = m->value;
+  if (j.r_.verdict == Verdict::pass || j.r_.verdict == Verdict::fail) j.ratio_ = j.r_.recorded_ratio();
   return j;
 }
 

@@ -156,23 +156,21 @@ std::optional<Lateness> lateness(const Assignment& a, const Instant& submitted) 
   return l;
 }
 
-void apply_late_rule(GradeDocument& doc, const Assignment& a) {
-  if (!doc.submission || doc.submission->time.empty() || a.due.empty() || a.late_per_day <= 0) return;
+std::optional<LatePenalty> late_penalty(const Assignment& a, const SubmissionRecord& s) {
+  if (s.time.empty() || a.due.empty() || a.late_per_day <= 0) return std::nullopt;
   std::string error;
-  const std::optional<Instant> t = parse_instant(doc.submission->time, error);
-  if (!t) throw ManifestError(fmt::format("{}: submission time: {}", doc.id, error));
+  const std::optional<Instant> t = parse_instant(s.time, error);
+  if (!t) throw ManifestError(fmt::format("submission time: {}", error));
   const std::optional<Lateness> l = lateness(a, *t);
-  if (!l) return;
+  if (!l) return std::nullopt;
   LatePenalty p;
   p.due = a.due;
   p.per_day = a.late_per_day;
   p.max_days = a.late_max_days;
   p.days = l->days;
-  p.fraction = l->fraction;
-  p.score_before = doc.score;
+  p.fraction = l->past_max_days ? 1.0 : l->fraction;
   p.reason = l->reason;
-  doc.score = l->past_max_days ? 0.0 : doc.score * (1 - l->fraction);
-  doc.late = p;
+  return p;
 }
 
 }  // namespace cudalab

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/course.h"
-#include "core/grade_document.h"
+#include "core/handin.h"
 
 namespace cudalab {
 
@@ -50,11 +50,11 @@ struct Lateness {
 // cannot measure from it).
 std::optional<Lateness> lateness(const Assignment& a, const Instant& submitted);
 
-// The late rule of `a` applied to a graded submission from a platform's
-// export: with the platform's time (doc.submission->time) and a rule, sets
-// doc.late and takes the penalty off doc.score. A document without a time is
-// left as it is: lateness is never guessed. Throws ManifestError as lateness()
-// does, and where the platform's time cannot be read (naming it).
-void apply_late_rule(GradeDocument& doc, const Assignment& a);
+// The late rule of `a` for a submission handed in at the platform's time
+// (s.time): the penalty score_submission takes off (submission_grade.h), or
+// nullopt where none applies (no rule, no due date, or no time: lateness is
+// never guessed). Throws ManifestError as lateness() does, and where the
+// platform's time cannot be read (naming it).
+std::optional<LatePenalty> late_penalty(const Assignment& a, const SubmissionRecord& s);
 
 }  // namespace cudalab

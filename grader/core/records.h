@@ -4,6 +4,7 @@
 // measurements. Plain data; judged.h decides which of it a grade may trust.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,16 @@ struct CheckResult {
 
   bool passed() const { return verdict == Verdict::pass; }
   const Measurement* find(const std::string& key) const;
+  // A speed check's timed ratio as its record names it (the harness's
+  // "ratio" measurement: the student's kernels' speed relative to the
+  // reference's); nullopt where it has none or it is not a finite number.
+  // The one place that name is read: the scores and views take the ratio
+  // from core/score.h's SpeedOutcome.
+  std::optional<double> recorded_ratio() const;
 };
+
+// Whether `m` is the measurement recorded_ratio() reads (a view that lists
+// the other measurements leaves it to the speed outcome).
+bool is_recorded_ratio(const Measurement& m);
 
 }  // namespace cudalab

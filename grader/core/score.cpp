@@ -8,6 +8,15 @@
 
 namespace cudalab {
 
+std::optional<SpeedOutcome> speed_outcome(const CheckSpec& spec, std::optional<double> ratio) {
+  if (spec.kind != CheckKind::speed || !ratio || !std::isfinite(*ratio)) return std::nullopt;
+  SpeedOutcome o;
+  o.ratio = *ratio;
+  if (const auto need = spec.numbers.find("min_ratio"); need != spec.numbers.end()) o.pass_at = need->second;
+  o.credit = spec.credit;
+  return o;
+}
+
 namespace {
 
 // The rule, on what a verdict is: its verdict, the ratio that may give
@@ -16,6 +25,7 @@ CheckScore score(const CheckSpec& spec, Verdict verdict, std::optional<double> r
                  const std::function<bool(const std::string& id)>& required_passed) {
   CheckScore s;
   s.max_points = spec.points;
+  s.speed = speed_outcome(spec, ratio);
   std::vector<std::string> missing;
   for (const auto& id : spec.required)
     if (!required_passed(id)) missing.push_back("'" + id + "'");
@@ -57,14 +67,12 @@ CheckScore score_check(const CheckSpec& spec, const Judged& result, const std::v
 
 CheckScore preview_check_score(const CheckSpec& spec, const CheckResult& result,
                                const std::vector<CheckResult>& all) {
-  const Measurement* ratio = result.find("ratio");
-  return score(spec, result.verdict, ratio ? std::optional<double>(ratio->value) : std::nullopt,
-               [&](const std::string& id) {
-                 bool ok = false;
-                 for (const auto& r : all)
-                   if (r.id == id) ok = r.passed();
-                 return ok;
-               });
+  return score(spec, result.verdict, result.recorded_ratio(), [&](const std::string& id) {
+    bool ok = false;
+    for (const auto& r : all)
+      if (r.id == id) ok = r.passed();
+    return ok;
+  });
 }
 
 }  // namespace cudalab

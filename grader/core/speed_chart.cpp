@@ -13,7 +13,9 @@ bool ends_with(const std::string& s, const std::string& tail) {
 
 }  // namespace
 
-std::string traffic_key(const std::string& who) { return "chart_traffic_" + who + "_bytes"; }
+std::string traffic_key(const std::string& who) {
+  return "chart_traffic_" + who + "_bytes";
+}
 
 SpeedChart speed_chart(const CheckResult& r) {
   SpeedChart c;

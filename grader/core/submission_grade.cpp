@@ -15,6 +15,10 @@ void score_submission(SubmissionGrade& g) {
     g.score += lab.weight * lab.points;
     g.max_score += lab.weight * lab.max_points;
   }
+  if (g.late) {
+    g.late->score_before = g.score;
+    g.score *= 1 - g.late->fraction;  // fraction 1 past max_days: nothing
+  }
 }
 
 }  // namespace cudalab

@@ -4,9 +4,11 @@
 // from it once it is scored.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/handin.h"
 #include "core/judged.h"
 #include "core/score.h"
 #include "cudalab/manifest.h"
@@ -41,9 +43,16 @@ struct SubmissionGrade {
   bool provisional = false;
   std::string gpu_line;
   std::string error;  // the submission could not be read at all
+  // Graded from a platform's export: who handed it in and when, and the
+  // late rule's penalty for that time (late.h late_penalty), which
+  // score_submission takes off the score.
+  std::optional<SubmissionRecord> submission;
+  std::optional<LatePenalty> late;
 };
 
-// Fills score, max_score and each lab's points from its results. Host-only.
+// Fills score, max_score and each lab's points from its results, then takes
+// the late penalty (g.late, where set) off the score, keeping the score
+// before it in g.late->score_before. Host-only.
 void score_submission(SubmissionGrade& g);
 
 }  // namespace cudalab

@@ -344,8 +344,7 @@ bool grid_stride_lab(const LabSpec& lab) {
 }
 
 bool timed_and_failed(const CheckResult& r) {
-  return r.verdict == Verdict::fail && std::any_of(r.measurements.begin(), r.measurements.end(),
-                                                   [](const Measurement& m) { return m.key == "ratio"; });
+  return r.verdict == Verdict::fail && r.recorded_ratio().has_value();
 }
 
 void explain_by_access(const RunContext& ctx, const LabSpec& lab, const CheckSpec& by,

@@ -78,16 +78,17 @@ std::string fmt_value(const Measurement& m) {
 
 }  // namespace
 
-std::string describe_measurements(const CheckSpec& spec, const CheckResult& r) {
-  if (r.measurements.empty()) return {};
+std::string describe_measurements(const CheckResult& r, const CheckScore& score) {
   std::vector<std::string> parts;
+  // The timed ratio first, as the grader scored it, with the line it needed.
+  if (score.speed)
+    parts.push_back(score.speed->pass_at ? fmt::format("ratio {:.2f}x (needs {:.2f}x)", score.speed->ratio,
+                                                       *score.speed->pass_at)
+                                         : fmt::format("ratio {:.2f}x", score.speed->ratio));
   for (const auto& m : r.measurements) {
     if (m.key.rfind("chart_", 0) == 0) continue;  // for report.html's chart
-    if (m.key == "ratio") {
-      auto need = spec.numbers.find("min_ratio");
-      parts.push_back(need == spec.numbers.end()
-                          ? fmt::format("ratio {}", fmt_value(m))
-                          : fmt::format("ratio {} (needs {:.2f}x)", fmt_value(m), need->second));
+    if (is_recorded_ratio(m)) {
+      continue;  // the speed outcome's, above
     } else if (m.key == "noise") {
       parts.push_back(fmt::format("noise +-{}", fmt_value(m)));
     } else if (m.key.size() > 3 && m.key.compare(m.key.size() - 3, 3, "_ms") == 0) {
@@ -145,19 +146,16 @@ std::vector<std::string> check_messages(const Style& st, const CheckSpec& spec, 
     out.push_back(not_timed ? failures.front() : "not counted: it " + score.why);
     if (not_timed) failures.erase(failures.begin());
   }
-  const std::string measured = describe_measurements(spec, r);
+  const std::string measured = describe_measurements(r, score);
   // A speed check that failed on its ratio alone, with no words of its own:
   // it opens with what failed, before the metrics.
-  if (spec.kind == CheckKind::speed && r.verdict == Verdict::fail && failures.empty())
-    if (const Measurement* ratio = r.find("ratio")) {
-      const auto need = spec.numbers.find("min_ratio");
-      failures.push_back(
-          need == spec.numbers.end()
-              ? fmt::format("too slow: {:.2f}x the speed of the kernel it is timed against", ratio->value)
-              : fmt::format("too slow: {:.2f}x the speed of the kernel it is timed against; this check needs "
-                            "{:.2f}x",
-                            ratio->value, need->second));
-    }
+  if (r.verdict == Verdict::fail && failures.empty() && score.speed)
+    failures.push_back(
+        !score.speed->pass_at
+            ? fmt::format("too slow: {:.2f}x the speed of the kernel it is timed against", score.speed->ratio)
+            : fmt::format("too slow: {:.2f}x the speed of the kernel it is timed against; this check needs "
+                          "{:.2f}x",
+                          score.speed->ratio, *score.speed->pass_at));
   std::size_t shown_failures = 0;
   if (r.verdict != Verdict::pass && !failures.empty()) {
     // The lead first, with the rest of the failure it is part of: a speed

@@ -65,7 +65,7 @@ void print_lab_total(const Style& style, const std::string& id, double points, d
                      const std::string& label);
 
 // "student 2.11 ms, naive 3.13 ms: 1.48x (needs 1.30x), 8149 GFLOP/s ..."
-std::string describe_measurements(const CheckSpec& spec, const CheckResult& result);
+std::string describe_measurements(const CheckResult& result, const CheckScore& score);
 
 // `text` with every line that is longer than `width` broken at spaces, its
 // continuation indented as the line's own text starts; `width` 0: as is.

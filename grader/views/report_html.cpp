@@ -349,16 +349,13 @@ std::string ratio_text(double r) {
 
 }  // namespace
 
-std::string speed_gauge_svg(const CheckSpec& spec, const CheckResult& r) {
-  if (spec.kind != CheckKind::speed) return {};
-  double ratio = -1;
-  for (const auto& m : r.measurements)
-    if (m.key == "ratio") ratio = m.value;
-  const auto min = spec.numbers.find("min_ratio");
-  if (!(ratio >= 0) || min == spec.numbers.end()) return {};
-  const double pass = min->second;
-  const double full = spec.credit ? spec.credit->full_at : pass;
-  const double zero = spec.credit ? spec.credit->zero_at : pass;
+std::string speed_gauge_svg(const std::string& check_id, const CheckScore& score) {
+  if (!score.speed || !score.speed->pass_at || !(score.speed->ratio >= 0)) return {};
+  const SpeedOutcome& s = *score.speed;
+  const double ratio = s.ratio;
+  const double pass = *s.pass_at;
+  const double full = s.credit ? s.credit->full_at : pass;
+  const double zero = s.credit ? s.credit->zero_at : pass;
   const double vmax = std::max({ratio, pass, full}) * 1.2;
   constexpr double kWidth = 620, kPad = 12, kBarTop = 38, kBarH = 12;
   const auto X = [&](double v) { return kPad + (kWidth - 2 * kPad) * std::clamp(v, 0.0, vmax) / vmax; };
@@ -367,7 +364,7 @@ std::string speed_gauge_svg(const CheckSpec& spec, const CheckResult& r) {
       "{0} "
       "84\" role=\"img\" aria-label=\"{1}: your ratio {2} against the pass line {3}\">\n"
       "<title>{1}: your ratio {2}; pass at {3}, full credit at {4}</title>\n",
-      kWidth, html_escape(spec.id), ratio_text(ratio), ratio_text(pass), ratio_text(full));
+      kWidth, html_escape(check_id), ratio_text(ratio), ratio_text(pass), ratio_text(full));
   // The zones: no credit, partial credit, full credit.
   const auto zone = [&](double a, double b, const char* cls, const char* color) {
     if (b > a)
@@ -403,7 +400,7 @@ std::string speed_gauge_svg(const CheckSpec& spec, const CheckResult& r) {
                       kWidth);
   svg += fmt::format("<text x=\"{}\" y=\"80\" font-size=\"10\" fill=\"#555\">0x</text>\n", kPad);
   svg += "</svg>\n";
-  const std::string caption = spec.credit
+  const std::string caption = s.credit
                                   ? fmt::format(
                                         "Your kernel's speed ratio is {}. No points at or below {}, partial "
                                         "credit between {} and {}, "
@@ -474,7 +471,7 @@ std::string check_section(const std::string& lab_id, const GradedCheck& check, c
   const std::string chart = spec.kind == CheckKind::speed
                                 ? speed_chart_svg(speed_chart(r), fmt::format("{}: {}", lab_id, spec.id))
                                 : "";
-  const std::string gauge = speed_gauge_svg(spec, r);
+  const std::string gauge = speed_gauge_svg(spec.id, check.score);
   if (passed) {
     std::string rest;
     for (const auto& m : messages) rest += m + "\n";

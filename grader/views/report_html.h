@@ -29,12 +29,12 @@ std::string html_escape(const std::string& s);
 // The chart as inline SVG ("" without points).
 std::string speed_chart_svg(const SpeedChart& c, const std::string& title);
 
-// A speed check's ratio (its "ratio" measurement) on a scale with the
+// A speed check's ratio (its speed outcome, core/score.h) on a scale with the
 // lab.toml thresholds marked: where credit starts (credit.zero_at), the pass
 // line (min_ratio) and full credit (credit.full_at), each labelled with its
 // number, the student's ratio a point labelled "you: 1.12x"; "" for a check
 // that is not a speed check or has no ratio (not timed, CPU mode).
-std::string speed_gauge_svg(const CheckSpec& spec, const CheckResult& r);
+std::string speed_gauge_svg(const std::string& check_id, const CheckScore& score);
 
 // The page of one grade: the total, then each lab's checks in a table, then
 // each check: a failing one's diagnosis first (check_diagnosis, in a block

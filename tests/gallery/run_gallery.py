@@ -266,7 +266,7 @@ def write_submission(entry, items, batch):
                 f.write(value)
 
 
-GRADE_FORMAT = "cudalab-grade/2"  # grader/core/grade_document.h kGradeFormat
+GRADE_FORMAT = "cudalab-grade/3"  # grader/core/grade_document.h kGradeFormat
 
 
 def grade_labs(grade):

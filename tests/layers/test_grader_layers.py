@@ -32,6 +32,11 @@ ALLOWED = {
     "": {"commands"},  # main.cpp, student_main.cpp
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# A view reads a speed check's ratio, pass line and credit points from the
+# grade's typed speed outcome (core/score.h SpeedOutcome), never by looking a
+# measurement or threshold up by its name.
+LOOKUP = re.compile(r'(find|count|at)\("(ratio|min_ratio|zero_at|full_at)"\)|==\s*"(ratio|min_ratio)"')
+VIEWS = ("views", "platforms")
 
 
 def grader_files(root):
@@ -70,6 +75,12 @@ def main():
             problems.append(f"grader/{rel}: in grader/{f}/, which is not one of the layers "
                             f"({', '.join(sorted(k for k in ALLOWED if k))}): add it to this test's table")
             continue
+        if f in VIEWS:
+            with open(os.path.join(root, "grader", rel), encoding="utf-8") as fh:
+                for n, line in enumerate(fh, 1):
+                    if LOOKUP.search(line):
+                        problems.append(f"grader/{rel}:{n}: looks a speed number up by name: read the grade's "
+                                        f"speed outcome (CheckScore::speed) instead")
         for inc in includes(root, rel):
             if folder(inc) not in ALLOWED[f]:
                 problems.append(f"grader/{rel} includes {inc}: {f or 'the root'} may include only from "

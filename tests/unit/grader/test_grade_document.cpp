@@ -156,12 +156,12 @@ TEST_CASE("A grade document of another format, or with a bad field, is refused w
   const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
   const nlohmann::json j = to_json(grade_document(graded(spec, other), "1.2.3"));
   std::string error;
-  nlohmann::json v3 = j;
-  v3["format"] = "cudalab-grade/3";
-  CHECK_FALSE(grade_document_from_json(v3, error));
+  nlohmann::json v4 = j;
+  v4["format"] = "cudalab-grade/4";
+  CHECK_FALSE(grade_document_from_json(v4, error));
   CHECK(error ==
-        "grade document of format \"cudalab-grade/3\"; this cudalab reads \"cudalab-grade/2\" and "
-        "\"cudalab-grade/1\"");
+        "grade document of format \"cudalab-grade/4\"; this cudalab reads \"cudalab-grade/3\", "
+        "\"cudalab-grade/2\" and \"cudalab-grade/1\"");
   nlohmann::json cause = j;
   cause["labs"][0]["checks"][0]["cause"] = "the boundary checks";  // a title, not a spelling
   CHECK_FALSE(grade_document_from_json(cause, error));
@@ -196,20 +196,23 @@ TEST_CASE("A failing check's cause is kept in the grade, and a grade of the firs
   // A timeout without a diagnosis is a cause too; a pass has none.
   CheckResult r = g.labs[0].results[1].result();
   REQUIRE(r.verdict == Verdict::pass);
-  CHECK(cause_of(r) == Cause::none);
+  CHECK(cause_of(r, true) == Cause::none);
   r.cause = Cause::race;  // a pass keeps none, whatever a process said
-  CHECK(cause_of(r) == Cause::none);
+  CHECK(cause_of(r, true) == Cause::none);
   r.verdict = Verdict::timeout, r.cause = Cause::none;
-  CHECK(cause_of(r) == Cause::slow);  // a speed check's timed runs that ran out of time
+  CHECK(cause_of(r, false) == Cause::slow);  // a speed check's timed runs that ran out of time
   r.kind = CheckKind::correctness;
-  CHECK(cause_of(r) == Cause::timeout);
+  CHECK(cause_of(r, false) == Cause::timeout);
   r.verdict = Verdict::fail, r.cause = Cause::boundary_checks;
-  CHECK(cause_of(r) == Cause::boundary_checks);
+  CHECK(cause_of(r, false) == Cause::boundary_checks);
+  // A speed check that failed: slow where the grader timed it, no cause
+  // where it never was (whatever its record's measurements say).
   r.kind = CheckKind::speed, r.cause = Cause::none, r.measurements = {{"ratio", 0.5, "x"}};
-  CHECK(cause_of(r) == Cause::slow);
+  CHECK(cause_of(r, true) == Cause::slow);
+  CHECK(cause_of(r, false) == Cause::none);
 
   nlohmann::json j = to_json(grade_document(g, "1.2.3"));
-  CHECK(j["format"] == "cudalab-grade/2");
+  CHECK(j["format"] == "cudalab-grade/3");
   CHECK(j["labs"][0]["checks"][0]["cause"] == "boundary_checks");
   CHECK(j["labs"][0]["checks"][1]["cause"] == "none");
   std::string error;
@@ -232,7 +235,7 @@ TEST_CASE("A failing check's cause is kept in the grade, and a grade of the firs
                                    ? Cause::none
                                    : Cause::unrecorded));
   // Written again, it is a document of the current format.
-  CHECK(to_json(*old)["format"] == "cudalab-grade/2");
+  CHECK(to_json(*old)["format"] == "cudalab-grade/3");
 }
 
 TEST_CASE("An assignment's grade document names the assignment, and a course's does not",
@@ -290,4 +293,40 @@ TEST_CASE(
     CHECK_THAT(view, Catch::Contains("1 day late: 10% of the points taken"));
     CHECK_THAT(view, Catch::Contains("40.00 points before the penalty"));
   }
+}
+
+TEST_CASE("A timed speed check's outcome is kept typed in the grade, and made for older documents",
+          "[grade-document][grader]") {
+  const LabSpec spec = testbed::tiled_lab(), other = testbed::tiled_lab();
+  const GradeDocument doc = grade_document(graded(spec, other), "1.2.3");
+  const GradedCheck& fast = doc.labs[0].checks[1];
+  REQUIRE(fast.score.speed);
+  CHECK(fast.score.speed->ratio == Approx(1.15));
+  REQUIRE(fast.score.speed->pass_at);
+  CHECK(*fast.score.speed->pass_at == Approx(spec.checks[1].numbers.at("min_ratio")));
+  CHECK_FALSE(doc.labs[0].checks[0].score.speed);  // a correctness check has none
+
+  nlohmann::json j = to_json(doc);
+  const nlohmann::json& speed = j["labs"][0]["checks"][1]["speed"];
+  CHECK(speed["ratio"] == Approx(1.15));
+  CHECK(speed["pass_at"] == Approx(*fast.score.speed->pass_at));
+  CHECK_FALSE(j["labs"][0]["checks"][0].contains("speed"));
+  std::string error;
+  // Read back: the outcome, not the measurement, says the ratio.
+  nlohmann::json moved = j;
+  moved["labs"][0]["checks"][1]["speed"]["ratio"] = 0.7;
+  const auto back = grade_document_from_json(moved, error);
+  REQUIRE(back);
+  CHECK(back->labs[0].checks[1].score.speed->ratio == Approx(0.7));
+  // A /2 document has no outcome: it is made from the recorded ratio and
+  // the thresholds, as the grader that wrote it scored it.
+  nlohmann::json v2 = j;
+  v2["format"] = "cudalab-grade/2";
+  v2["labs"][0]["checks"][1].erase("speed");
+  const auto old = grade_document_from_json(v2, error);
+  REQUIRE(old);
+  REQUIRE(old->labs[0].checks[1].score.speed);
+  CHECK(old->labs[0].checks[1].score.speed->ratio == Approx(1.15));
+  CHECK(old->labs[0].checks[1].score.speed->pass_at == fast.score.speed->pass_at);
+  CHECK_FALSE(old->labs[0].checks[0].score.speed);
 }

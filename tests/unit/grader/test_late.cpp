@@ -6,7 +6,10 @@
 #include "core/course.h"
 #include "core/grade_document.h"
 #include "core/late.h"
+#include "core/submission_grade.h"
 #include "cudalab/manifest.h"
+#include "judged_for_tests.h"
+#include "testbed.h"
 
 using namespace cudalab;
 
@@ -115,39 +118,54 @@ TEST_CASE("No due date, or no late rule, applies no lateness", "[unit][late]") {
 }
 
 TEST_CASE("The late rule takes its share off a platform's grade and keeps the score before", "[unit][late]") {
-  GradeDocument doc;
-  doc.id = "submission_1";
-  doc.score = 40;
-  doc.max_score = 50;
+  // A submission worth 40 of 50 before any penalty (its one check's points).
+  const LabSpec spec = testbed::tiled_lab();
+  const auto graded = [&](std::optional<LatePenalty> late) {
+    SubmissionGrade g;
+    g.id = "submission_1";
+    LabGrade lab;
+    lab.spec = &spec;
+    for (std::size_t i = 0; i < spec.checks.size(); ++i)
+      lab.results.push_back(
+          JudgedForTests::make(testbed::graded_check(spec.checks[i], Verdict::pass).result));
+    g.labs.push_back(lab);
+    g.late = std::move(late);
+    score_submission(g);
+    return g;
+  };
+  const double full = graded(std::nullopt).score;
+  REQUIRE(full > 0);
   // No time from the platform: never guessed, nothing taken.
-  apply_late_rule(doc, hw3());
-  CHECK_FALSE(doc.late);
-  doc.submission = SubmissionRecord{"gradescope", "1", "", {}};
-  apply_late_rule(doc, hw3());
-  CHECK_FALSE(doc.late);
-  CHECK(doc.score == 40);
+  SubmissionRecord rec{"gradescope", "1", "", {}};
+  CHECK_FALSE(late_penalty(hw3(), rec));
 
-  doc.submission->time = "2026-12-07T00:00:00-05:00";  // 2 days late
-  apply_late_rule(doc, hw3());
+  rec.time = "2026-12-07T00:00:00-05:00";  // 2 days late
+  const auto two_days = late_penalty(hw3(), rec);
+  REQUIRE(two_days);
+  CHECK(two_days->days == 2);
+  const SubmissionGrade g = graded(two_days);
+  REQUIRE(g.late);
+  CHECK(g.late->score_before == Approx(full));
+  CHECK(g.score == Approx(full * 0.8));
+  // The grade document carries the penalty and the score after it.
+  const GradeDocument doc = grade_document(g, "test");
   REQUIRE(doc.late);
-  CHECK(doc.late->days == 2);
-  CHECK(doc.late->score_before == 40);
-  CHECK(doc.score == Approx(32));
+  CHECK(doc.score == Approx(full * 0.8));
+  CHECK(doc.late->score_before == Approx(full));
 
-  GradeDocument past = doc;
-  past.score = 40;
-  past.submission->time = "2026-12-10T00:00:00-05:00";
-  apply_late_rule(past, hw3());
-  REQUIRE(past.late);
-  CHECK(past.score == 0);
-  CHECK(past.late->reason.find("no points") != std::string::npos);
+  rec.time = "2026-12-10T00:00:00-05:00";
+  const auto past = late_penalty(hw3(), rec);
+  REQUIRE(past);
+  CHECK(graded(past).score == 0);
+  CHECK(past->reason.find("no points") != std::string::npos);
 
-  GradeDocument on_time = doc;
-  on_time.score = 40;
-  on_time.late.reset();
-  on_time.submission->time = "2026-12-05T23:59:00-05:00";
-  apply_late_rule(on_time, hw3());
-  REQUIRE(on_time.late);
-  CHECK(on_time.late->days == 0);
-  CHECK(on_time.score == 40);
+  rec.time = "2026-12-05T23:59:00-05:00";
+  const auto on_time = late_penalty(hw3(), rec);
+  REQUIRE(on_time);
+  CHECK(on_time->days == 0);
+  CHECK(graded(on_time).score == Approx(full));
+
+  // A time that cannot be read is refused, naming it.
+  rec.time = "yesterday";
+  CHECK_THROWS_AS(late_penalty(hw3(), rec), ManifestError);
 }

@@ -243,6 +243,7 @@ std::string report_of(const GradedCheck& square, double student_ms,
   lab.id = "03_tiling", lab.title = spec.title, lab.max_points = 30;
   GradedCheck fast = testbed::graded_check(spec.checks[1], Verdict::fail, std::move(fast_failures));
   fast.result.measurements = timed_matmul(student_ms).measurements;
+  fast.score.speed = preview_check_score(spec.checks[1], fast.result, {fast.result}).speed;
   lab.checks = {square, fast};
   d.labs.push_back(lab);
   return report_html(d);
@@ -312,7 +313,7 @@ TEST_CASE("a speed check's gauge marks the pass and full-credit thresholds and t
   CheckResult r;
   r.kind = CheckKind::speed;
   r.measurements = {{"ratio", 0.62, "x"}};
-  const std::string svg = speed_gauge_svg(spec, r);
+  const std::string svg = speed_gauge_svg(spec.id, preview_check_score(spec, r, {r}));
   const auto texts = svg_texts(svg);
   const auto has = [&](const std::string& t) {
     return std::find(texts.begin(), texts.end(), t) != texts.end();
@@ -346,12 +347,12 @@ TEST_CASE("a speed check's gauge marks the pass and full-credit thresholds and t
   // Lab 03's 'fast': full credit where it passes, one line.
   const LabSpec lab = testbed::tiled_lab();
   CheckResult t = timed_matmul(0.43);
-  const std::string one = speed_gauge_svg(lab.checks[1], t);
+  const std::string one = speed_gauge_svg(lab.checks[1].id, preview_check_score(lab.checks[1], t, {t}));
   CHECK(one.find(">pass and full credit: 1.30x<") != std::string::npos);
   CHECK(one.find(">you: 1.00x<") != std::string::npos);
   // Not timed: no ratio, no gauge; a correctness check never has one.
-  CHECK(speed_gauge_svg(spec, CheckResult{}).empty());
-  CHECK(speed_gauge_svg(lab.checks[0], t).empty());
+  CHECK(speed_gauge_svg(spec.id, preview_check_score(spec, CheckResult{}, {})).empty());
+  CHECK(speed_gauge_svg(lab.checks[0].id, preview_check_score(lab.checks[0], t, {t})).empty());
   // And report.html draws it for each timed speed check.
   CHECK(report_of(testbed::graded_check(lab.checks[0], Verdict::pass), 0.43).find("class=\"gauge\"") !=
         std::string::npos);
