@@ -560,6 +560,20 @@ bool merge_racecheck(const CheckResult& s, CheckResult& r) {
   return true;
 }
 
+namespace {
+
+// CPU mode's lead in place of the GPU's (failure i): `lead`, its cause, and
+// why the GPU showed it otherwise (`on_gpu`, which follows "simulated
+// threads").
+void lead_seen_in_cpu_mode(CheckResult& r, std::size_t i, Cause cause, const std::string& lead,
+                           const std::string& on_gpu) {
+  r.cause = cause;
+  r.failures[i] =
+      lead + ". (Seen in CPU mode, where this check ran again on simulated threads" + on_gpu + ".)";
+}
+
+}  // namespace
+
 bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   const auto seen = lead_of(cpu);
   if (r.verdict == Verdict::timeout) {
@@ -617,11 +631,10 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   // there (variant tile_column_not_loaded on an H200: "the index arithmetic"
   // at 16^3, "here and there" on the ragged shapes).
   if (cpu.cause == Cause::unwritten_shared && guessed_from_values(r.cause)) {
-    r.cause = Cause::unwritten_shared;
-    r.failures[i] = text +
-                    ". (Seen in CPU mode, where this check ran again on simulated threads and shared memory "
-                    "that no thread wrote holds NaN: on the GPU it holds whatever was there before, which "
-                    "reads as wrong values.)";
+    lead_seen_in_cpu_mode(
+        r, i, Cause::unwritten_shared, text,
+        " and shared memory that no thread wrote holds NaN: on the GPU it holds whatever was "
+        "there before, which reads as wrong values");
     return true;
   }
   const bool barrier = cpu.cause == Cause::barrier_skipped;
@@ -630,16 +643,14 @@ bool merge_cpu_mode(const CheckResult& cpu, CheckResult& r, bool grid_stride) {
   // else (gallery 23 on an H100: "the boundary checks", its few wrong
   // elements all on ragged shapes).
   if (!barrier && !(cpu.cause == Cause::race && r.cause != Cause::race)) return false;
-  text += barrier
-              ? ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
-                "threads that skip the barrier only leave stale shared memory, which looks like a "
-                "boundary or coverage problem.)"
-              : ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the race "
-                "gave the same wrong elements on a rerun, which looks like a boundary or index problem.)";
   // One lead: the GPU's (a boundary or coverage guess) gives way; the
   // shapes and elements it found stay below as the detail.
-  r.failures[i] = text;
-  r.cause = barrier ? Cause::barrier_skipped : Cause::race;
+  lead_seen_in_cpu_mode(r, i, barrier ? Cause::barrier_skipped : Cause::race, text,
+                        barrier
+                            ? ": on the GPU the threads that skip the barrier only leave stale shared "
+                              "memory, which looks like a boundary or coverage problem"
+                            : ": on the GPU the race gave the same wrong elements on a rerun, which looks "
+                              "like a boundary or index problem");
   return true;
 }
 
@@ -657,11 +668,10 @@ bool merge_unconfirmed_race(const CheckResult& cpu, CheckResult& r) {
   const auto seen = lead_of(cpu);
   const std::string text = seen == cpu.failures.end() ? "" : sentence(*seen);
   if (seen != cpu.failures.end() && cpu.cause == Cause::barrier_skipped) {
-    r.cause = Cause::barrier_skipped;
-    r.failures[i] = text +
-                    ". (Seen in CPU mode, where this check ran again on simulated threads: on the GPU the "
-                    "threads that skip the barrier read shared memory the others had not filled yet, so the "
-                    "results changed from run to run, and racecheck found no race.)";
+    lead_seen_in_cpu_mode(
+        r, i, Cause::barrier_skipped, text,
+        ": on the GPU the threads that skip the barrier read shared memory the others had "
+        "not filled yet, so the results changed from run to run, and racecheck found no race");
     return true;
   }
   if (seen != cpu.failures.end() && unfilled_shared(cpu.cause)) {
