@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <random>
 
 #include "cudalab/check.h"
@@ -192,6 +193,18 @@ class Sampler {
     return median(d);
   }
 
+  // Fills the student's outputs with kUnwritten before its first timed run:
+  // a kernel that writes nothing there (it skipped the work, say, because an
+  // earlier call had the same pointers and sizes) leaves that pattern, which
+  // verify() names, where it would otherwise leave whatever an earlier call
+  // wrote and read as merely wrong.
+  void poison_outputs() {
+    // The timing only reads the outputs (hence const); the student's
+    // launcher writes them on every call, and so may this.
+    for (const VerifiedOutput& o : timed_.outputs)
+      CUDA_CHECK(cudaMemsetAsync(const_cast<float*>(o.student), 0xff, o.rows * o.cols * sizeof(float), 0));
+  }
+
   // Copies the student's outputs right after its sample, before anything
   // else runs: what a comparison later sees is what the sample produced.
   void snapshot() {
@@ -251,6 +264,18 @@ class Sampler {
       const std::string head = fmt::format("{}: the output of timed run {}{} was wrong {}.",
                                            timed_.what.empty() ? "the launcher" : timed_.what, run,
                                            warmup ? " (a warm-up run)" : "", wrong);
+      // Every element of the first run still the pattern poison_outputs()
+      // left: the kernel wrote nothing (it passed the correctness checks, so
+      // it can compute: most likely it skipped the work).
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &got, sizeof bits);
+      if (run == 1 && bits == 0xffffffffu && counters[2 * k] == o.rows * o.cols)
+        return fmt::format(
+            "{} The kernel wrote nothing to {} in that run: every element still holds the NaN the harness "
+            "put there before it. Did it skip the work because an earlier call had the same pointers and "
+            "sizes (a result cached from an earlier call)? The checks call it more than once, each time with "
+            "new input values: it must compute its output on every call.",
+            head, o.name);
       // Wrong from the first run on: the kernel is wrong at this shape, which
       // is judged as a correctness check's would be (timing.h). Right once and
       // wrong later: the output depended on an earlier call.
@@ -312,6 +337,7 @@ SideBySide time_side_by_side(const std::function<void()>& student, const std::fu
     sampler.fresh_inputs(round);
     Sample ss, sr;
     if (student_first) {
+      if (round == 0) sampler.poison_outputs();
       ss = sampler.sample(timed_student);
       sampler.snapshot();
       // The same inputs again, rewritten: a student's kernel that changed

@@ -104,6 +104,24 @@ TEST_CASE("a launcher wrong from the first timed run is told its output is wrong
   CHECK_THAT(t.invalid, !Catch::Contains("cached"));
 }
 
+TEST_CASE(
+    "a launcher that skips the work when called again with the same pointers is told it wrote nothing") {
+  // As a memoized kernel meets the speed checks: the correctness checks (or
+  // any earlier call) ran it once with these buffers; every timed call skips.
+  Buffers buf;
+  int call = 0;
+  const auto memoized = [&] {
+    if (call++ == 0) add(buf.a, buf.b, buf.c);
+  };
+  memoized();  // the earlier call
+  const auto t = cudalab::time_side_by_side(
+      memoized, [&] { add(buf.a, buf.b, buf.c_ref); }, buf.timed(), quick());
+  CHECK_FALSE(t.valid());
+  CHECK_THAT(t.invalid, Catch::Contains("the output of timed run 1 (a warm-up run) was wrong"));
+  CHECK_THAT(t.invalid, Catch::Contains("wrote nothing to c"));
+  CHECK_THAT(t.invalid, Catch::Contains("cached from an earlier call"));
+}
+
 TEST_CASE("a launcher that caches its first answer is caught by the fresh inputs") {
   Buffers buf;
   int call = 0;
