@@ -87,7 +87,11 @@ int ExpectCommand::run() {
       return kUsage;
     }
   }
-  // The solution's count of each `explain` check, counted once.
+  // The solution's count of each `explain` check, counted once. The access
+  // reports' names are this process's own (run_stem): the variants' tests
+  // run side by side, and two of one lab shared "03_tiling-square-explain.json"
+  // in one folder, where one removed the other's report before it was read
+  // (a fresh-clone CI: other_stream's explanation came out empty).
   std::map<std::string, std::optional<AccessCount>> reference_counts;
   const auto reference_count = [&](const CheckSpec& by) -> const AccessCount* {
     if (reference_access_binary.empty()) return nullptr;
@@ -96,7 +100,7 @@ int ExpectCommand::run() {
       it = reference_counts
                .emplace(by.id, access_count_from_json(access_count_json(count_accesses(
                                    ctx, lab, by, reference_access_binary,
-                                   ctx.work_dir / fmt::format("{}-{}-reference.json", lab.id, by.id)))))
+                                   ctx.work_dir / (run_stem(lab.id, by.id) + "-reference.json")))))
                .first;
     return it->second ? &*it->second : nullptr;
   };
@@ -113,14 +117,14 @@ int ExpectCommand::run() {
     if (const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
         !cpu && by && !access_binary.empty() && timed_and_failed(r))
       explain_by_access(ctx, lab, *by, access_binary, reference_count(*by),
-                        ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", r);
+                        ctx.work_dir / (run_stem(lab.id, by->id) + "-explain.json"), "", r);
     // CPU mode times nothing: the diagnosis a slow kernel would get, from
     // the same counts, held against `explains`.
     if (const CheckSpec* by = check.explain.empty() ? nullptr : lab.find_by_id(check.explain);
         cpu && by && !e.explains.empty() && !access_binary.empty()) {
       const SlowLead lead =
           slow_lead(count_accesses(ctx, lab, *by, access_binary,
-                                   ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id)),
+                                   ctx.work_dir / (run_stem(lab.id, by->id) + "-explain.json")),
                     reference_count(*by), lab.explain_words, "");
       const std::string got = lead.where.empty() ? to_string(lead.cause)
                                                  : fmt::format("{} {}", to_string(lead.cause), lead.where);

@@ -212,11 +212,11 @@ bool test_lab(const TestCommand::Args& a, RunContext ctx, const LabSpec& lab, bo
       const std::string solution_target = "tests/" + lab.id + "-solution-access";
       std::optional<AccessCount> reference;
       if (target_exists(solution_target) && (a.no_build || build_targets({solution_target}, a.verbose)))
-        reference = access_count_from_json(access_count_json(
-            count_accesses(ctx, lab, *by, kBuildRoot / solution_target,
-                           ctx.work_dir / fmt::format("{}-{}-reference.json", lab.id, by->id))));
+        reference = access_count_from_json(
+            access_count_json(count_accesses(ctx, lab, *by, kBuildRoot / solution_target,
+                                             ctx.work_dir / (run_stem(lab.id, by->id) + "-reference.json"))));
       explain_by_access(ctx, lab, *by, kBuildRoot / "labs" / access_target, reference ? &*reference : nullptr,
-                        ctx.work_dir / fmt::format("{}-{}-explain.json", lab.id, by->id), "", ran[i]);
+                        ctx.work_dir / (run_stem(lab.id, by->id) + "-explain.json"), "", ran[i]);
     }
     if (cpu) lead_hang_in_cpu_mode(ran[i], grid_stride_lab(lab));  // as the grader does (explain.h)
     // Failed on the GPU where its evidence leaves the cause open: racecheck
