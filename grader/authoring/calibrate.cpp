@@ -163,8 +163,8 @@ Reading read_records(const fs::path& dir, const Item& it, const CheckSpec& check
       continue;
     }
     r.m.verdicts.push_back(cr.verdict);
-    const Measurement* ratio = cr.find("ratio");
-    if (!ratio || !std::isfinite(ratio->value)) {
+    const std::optional<double> ratio = cr.recorded_ratio();
+    if (!ratio) {
       if (r.m.problem.empty()) {
         std::string why = cr.failures.empty() ? std::string(spelling(cr.verdict)) : cr.failures.front();
         if (const auto nl = why.find('\n'); nl != std::string::npos) why.resize(nl);
@@ -173,7 +173,7 @@ Reading read_records(const fs::path& dir, const Item& it, const CheckSpec& check
       }
       continue;
     }
-    r.m.ratios.push_back(ratio->value);
+    r.m.ratios.push_back(*ratio);
     if (const Measurement* n = cr.find("noise")) r.m.noise.push_back(n->value);
   }
   return r;
