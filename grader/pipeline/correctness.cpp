@@ -23,20 +23,13 @@ namespace fs = std::filesystem;
 
 namespace cudalab {
 
-void Grader::run_correctness(Checking& c) {
-  // The longest first (by the reference's time on each): the last to finish
-  // then is a short one, and the pass ends soon after the longest check.
-  // A memory check that is replayed takes two processes one after the other.
-  const SubmissionGrade& g = c.grade;
-  const auto expected_s = [&](const Checking::Pending& p) {
-    const CheckSpec& check = g.labs[p.lab].spec->checks[p.check];
-    return p.ctx.reference_s * (memory_replayed(g, check) ? 2 : 1);
-  };
-  std::stable_sort(c.correctness.begin(), c.correctness.end(),
-                   [&](const auto& a, const auto& b) { return expected_s(a) > expected_s(b); });
-  c.ran.assign(c.correctness.size(), std::nullopt);
-  c.traced.assign(g.labs.size(), {});
-  for (std::size_t i = 0; i < g.labs.size(); ++i) c.traced[i].resize(g.labs[i].spec->checks.size());
+Grader::Ran Grader::run_correctness(const Setup& s, const CorrectnessPlan& plan, Progress& progress) {
+  const SubmissionGrade& g = s.grade;
+  // Each task writes its own element: the verdict of its check, or the trace
+  // of its speed check.
+  std::vector<std::optional<Judged>> ran(plan.checks.size());
+  Traces traces(g.labs.size());
+  for (std::size_t i = 0; i < g.labs.size(); ++i) traces[i].resize(g.labs[i].spec->checks.size());
 
   // Per lab and check: whether its trace is queued. A speed check whose
   // requirements are not all among this run's correctness checks is traced
@@ -44,7 +37,7 @@ void Grader::run_correctness(Checking& c) {
   std::vector<std::vector<bool>> queued(g.labs.size());
   for (std::size_t i = 0; i < g.labs.size(); ++i) queued[i].assign(g.labs[i].spec->checks.size(), false);
   const auto planned = [&](std::size_t lab, const std::string& id) {
-    return std::any_of(c.correctness.begin(), c.correctness.end(), [&](const auto& p) {
+    return std::any_of(plan.checks.begin(), plan.checks.end(), [&](const auto& p) {
       return p.lab == lab && g.labs[lab].spec->checks[p.check].id == id;
     });
   };
@@ -58,7 +51,7 @@ void Grader::run_correctness(Checking& c) {
       const LabSpec& spec = *g.labs[lab].spec;
       const CheckSpec& check = spec.checks[k];
       const auto t0 = std::chrono::steady_clock::now();
-      c.traced[lab][k] = trace_speed_check(speed_context(c, lab, check), spec, check);
+      traces[lab][k] = trace_speed_check(speed_context(s, lab, check), spec, check);
       profile(fmt::format("  {} {} traced beside the correctness checks ({:.2f} s)", spec.id, check.id,
                           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
     });
@@ -67,7 +60,7 @@ void Grader::run_correctness(Checking& c) {
   const auto traceable = [&](std::size_t lab, std::size_t k) {
     const CheckSpec& check = g.labs[lab].spec->checks[k];
     return !g.cpu_mode && g.gpu && g.labs[lab].status == LabStatus::graded &&
-           check.kind == CheckKind::speed && !c.done[lab][k] &&
+           check.kind == CheckKind::speed && !plan.decided[lab][k] &&
            std::all_of(check.required.begin(), check.required.end(),
                        [&](const std::string& id) { return planned(lab, id); });
   };
@@ -86,9 +79,9 @@ void Grader::run_correctness(Checking& c) {
     }
   };
 
-  for (std::size_t k = 0; k < c.correctness.size(); ++k)
+  for (std::size_t k = 0; k < plan.checks.size(); ++k)
     pool.add([&, k] {
-      const auto& p = c.correctness[k];
+      const auto& p = plan.checks[k];
       const LabSpec& spec = *g.labs[p.lab].spec;
       const CheckSpec& check = spec.checks[p.check];
       using clock = std::chrono::steady_clock;
@@ -115,18 +108,22 @@ void Grader::run_correctness(Checking& c) {
       Judged judged =
           judge_correctness(std::move(claim), p.ctx.reference_evidence, check, &right, &spec.diagnosis_words);
       if (replayed)
-        judged = judge_memory_in_replay(c, p.lab, check, ctx, std::move(judged), ctx.trace_out, right);
+        judged = judge_memory_in_replay(s, p.lab, check, ctx, std::move(judged), ctx.trace_out, right);
       profile(fmt::format("  {} {} ran: its process {:.2f} s, judged in {:.2f} s{}", spec.id, check.id,
                           process_s, since(t1), replayed ? " (with its replay)" : ""));
-      if (c.progress) c.progress->update(++finished, c.correctness.size(), spec.id + " " + check.id);
-      c.ran[k] = std::move(judged);
+      progress.update(++finished, plan.checks.size(), spec.id + " " + check.id);
+      ran[k] = std::move(judged);
     });
   {
     const std::lock_guard<std::mutex> guard(lock);
     for (std::size_t i = 0; i < g.labs.size(); ++i) release(i);  // speed checks that require nothing
   }
   pool.run(check_jobs(cfg_.check_jobs, g.cpu_mode, std::thread::hardware_concurrency()));
-  profile(fmt::format("slot {}: {} correctness checks ran", c.staged.slot, c.correctness.size()));
+  profile(fmt::format("slot {}: {} correctness checks ran", s.slot, plan.checks.size()));
+  Ran out;
+  out.traces = std::move(traces);
+  for (auto& r : ran) out.verdicts.push_back(std::move(*r));  // the pool ran every task or threw
+  return out;
 }
 
 bool Grader::memory_replayed(const SubmissionGrade& g, const CheckSpec& check) {
@@ -138,10 +135,10 @@ bool Grader::memory_replayed(const SubmissionGrade& g, const CheckSpec& check) {
 // reference build. It costs one more process of the reference build and the
 // check's small shapes once more (a second or less on the GPU), and only for
 // a claim that passed.
-Judged Grader::judge_memory_in_replay(const Checking& c, std::size_t lab, const CheckSpec& check,
+Judged Grader::judge_memory_in_replay(const Setup& s, std::size_t lab, const CheckSpec& check,
                                       const RunContext& ctx, Judged judged, const fs::path& trace,
                                       const std::vector<std::string>& student_right) {
-  const LabSpec& spec = *c.grade.labs[lab].spec;
+  const LabSpec& spec = *s.grade.labs[lab].spec;
   const fs::path kernels = fs::path(trace.string() + ".kernels");
   struct Remove {
     std::vector<fs::path> files;
@@ -157,7 +154,7 @@ Judged Grader::judge_memory_in_replay(const Checking& c, std::size_t lab, const 
   }
   std::string error;
   const std::string reference_error = build_reference(spec, /*cpu_mode=*/false);
-  if (!reference_error.empty() || !student_device_code(spec, c.staged.slot, kernels, error))
+  if (!reference_error.empty() || !student_device_code(spec, s.slot, kernels, error))
     return judge_by_grader(check, Verdict::error,
                            fmt::format("the grader cannot replay this submission's launches: {}",
                                        reference_error.empty() ? error : reference_error));

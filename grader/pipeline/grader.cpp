@@ -43,59 +43,68 @@ void fill_unrun(LabGrade& lab) {
         judge_by_grader(c, lab.status == LabStatus::not_run ? Verdict::not_run : Verdict::fail, lab.message));
 }
 
+// A stage's progress on stderr (what, how long so far); a stage's own builds
+// show their steps within it (progress.h nests).
+template <class Stage>
+auto step(const ProgressOptions& options, const std::string& what, Stage&& stage) {
+  Progress progress(what, "checks", options);
+  return stage(progress);
+}
+
 }  // namespace
 
 Grader::Grader(GraderConfig config) : cfg_(std::move(config)) {}
-
-void Grader::step(Checking& c, const std::string& what, void (Grader::*stage)(Checking&)) {
-  // A stage's own builds show their steps within it (progress.h nests).
-  Progress progress(what, "checks", progress_options());
-  c.progress = &progress;
-  (this->*stage)(c);
-  c.progress = nullptr;
-}
 
 SubmissionGrade Grader::grade(const fs::path& submission, const std::string& id) {
   return run(stage(submission, id, 0));
 }
 
 SubmissionGrade Grader::run(Staged st) {
-  // The GPU's half of a grade, stage by stage. Each stage is a function over
-  // the Checking it is given (grade.h) and lives in the file named beside it.
-  // The verdicts are the grader's own (judged.h); no stage after the checks
-  // can raise one.
-  Checking c = begin_checks(std::move(st));  // grader.cpp: probe the GPU; the checks' context
-  step(c, "running the reference solution on each check", &Grader::plan_correctness);  // reference.cpp
-  step(c, fmt::format("running {} correctness checks", c.correctness.size()),
-       &Grader::run_correctness);                                                   // correctness.cpp
-  step(c, "taking second looks at the failed checks", &Grader::take_second_looks);  // second_looks.cpp
-  step(c, "running the speed checks", &Grader::run_speed_checks);                   // speed.cpp
-  return finish(c);  // grader.cpp: the student's paths, the score
+  // The GPU's half of a grade: each stage takes the record the one before it
+  // made and returns the next (grader.h), in the file named beside it. The
+  // verdicts are the grader's own (judged.h); no stage after the checks can
+  // raise one.
+  const ProgressOptions shown = progress_options();
+  Setup setup = begin_checks(std::move(st));  // grader.cpp: probe the GPU; the checks' context
+  const CorrectnessPlan plan = step(shown, "running the reference solution on each check",
+                                    [&](Progress&) { return plan_correctness(setup); });  // reference.cpp
+  Ran ran = step(shown, fmt::format("running {} correctness checks", plan.checks.size()),
+                 [&](Progress& p) { return run_correctness(setup, plan, p); });  // correctness.cpp
+  Verdicts looked = step(shown, "taking second looks at the failed checks", [&](Progress&) {
+    return take_second_looks(setup, plan, std::move(ran.verdicts));  // second_looks.cpp
+  });
+  Verdicts all = step(shown, "running the speed checks", [&](Progress&) {
+    return run_speed_checks(setup, std::move(looked), std::move(ran.traces));  // speed.cpp
+  });
+  return finish(std::move(setup), std::move(all));  // grader.cpp: the student's paths, the score
 }
 
-RunContext Grader::Checking::lab_context(std::size_t lab, const fs::path& build_dir) const {
+RunContext Grader::Setup::lab_context(std::size_t lab, const fs::path& build_dir) const {
   RunContext lc = ctx;
   const LabSpec& spec = *grade.labs[lab].spec;
   lc.binary = build_dir / "labs" / (spec.id + (grade.cpu_mode ? "-tests-cpu" : "-tests"));
   lc.lab_toml = spec.file;
-  lc.seed = staged.seeds[lab];
+  lc.seed = seeds[lab];
   return lc;
 }
 
-Grader::Checking Grader::begin_checks(Staged st) {
-  Checking c;
-  c.t0 = std::chrono::steady_clock::now();
-  c.grade = std::move(st.grade);
-  c.staged = std::move(st);
-  SubmissionGrade& g = c.grade;
+Grader::Setup Grader::begin_checks(Staged st) {
+  Setup s;
+  s.t0 = std::chrono::steady_clock::now();
+  s.slot = st.slot;
+  s.gpu = std::move(st.gpu);
+  s.seeds = std::move(st.seeds);
+  s.staged_seconds = st.seconds;
+  s.grade = std::move(st.grade);
+  SubmissionGrade& g = s.grade;
   if (g.error.empty()) {
     // The GPU, once per submission (a previous one may have left it unusable).
     ProcessOptions probe;
-    probe.argv = {(build(c.staged.slot) / "harness" / "cudalab-gpuinfo").string()};
+    probe.argv = {(build(s.slot) / "harness" / "cudalab-gpuinfo").string()};
     probe.timeout_s = kGpuProbeLimit_s;
-    if (!c.staged.gpu.empty()) {
+    if (!s.gpu.empty()) {
       std::map<std::string, std::string> env = minimal_environment();
-      env["CUDA_VISIBLE_DEVICES"] = c.staged.gpu;
+      env["CUDA_VISIBLE_DEVICES"] = s.gpu;
       probe.env = env;
     }
     const ProcessResult pr = run_process(probe);
@@ -106,8 +115,8 @@ Grader::Checking Grader::begin_checks(Staged st) {
     g.cpu_mode = !g.gpu && (cfg_.course.cpu_mode || cfg_.cpu_fallback);
     g.provisional = g.cpu_mode && !cfg_.course.cpu_mode;
   }
-  profile(fmt::format("slot {}: probed the GPU", c.staged.slot));
-  RunContext& ctx = c.ctx;
+  profile(fmt::format("slot {}: probed the GPU", s.slot));
+  RunContext& ctx = s.ctx;
   ctx.seed = cfg_.seed;
   ctx.work_dir = cfg_.work_dir / "records";
   ctx.clean_env = true;
@@ -117,37 +126,44 @@ Grader::Checking Grader::begin_checks(Staged st) {
   // This submission's GPU alone, for its checks and for the reference runs
   // they cause (the reference's evidence does not depend on which GPU of a
   // host ran it).
-  if (!c.staged.gpu.empty()) ctx.extra_env.push_back("CUDA_VISIBLE_DEVICES=" + c.staged.gpu);
-  c.done.resize(g.labs.size());
+  if (!s.gpu.empty()) ctx.extra_env.push_back("CUDA_VISIBLE_DEVICES=" + s.gpu);
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
-    if (!c.staged.ready[i]) continue;
+    if (!st.ready[i]) continue;
     if (!g.gpu && !g.cpu_mode) {
       lab.status = LabStatus::not_run;
       lab.message = "built; the checks need a GPU and none is usable (" + g.gpu_line + ")";
       continue;
     }
     lab.status = LabStatus::graded;
-    c.done[i].resize(lab.spec->checks.size());
   }
-  return c;
+  return s;
 }
 
-SubmissionGrade Grader::finish(Checking& c) {
-  SubmissionGrade& g = c.grade;
-  const int slot = c.staged.slot;
+Grader::Verdicts Grader::undecided(const SubmissionGrade& g) {
+  Verdicts v(g.labs.size());
+  for (std::size_t i = 0; i < g.labs.size(); ++i)
+    if (g.labs[i].status == LabStatus::graded) v[i].resize(g.labs[i].spec->checks.size());
+  return v;
+}
+
+SubmissionGrade Grader::finish(Setup s, Verdicts verdicts) {
+  SubmissionGrade& g = s.grade;
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
     if (lab.status != LabStatus::graded) continue;
-    for (auto& r : c.done[i]) {
+    for (auto& r : verdicts[i]) {
+      // Every check of a graded lab is decided by now (run_speed_checks
+      // decides the last ones): a gap is the pipeline's bug, not a grade.
+      if (!r) throw std::logic_error("a check of " + lab.spec->id + " was left undecided");
       // The grading folder's paths mean nothing to a student: "launched at
       // labs/03_tiling/matmul_tiled.cu:61", as in the build log.
       r->edit_words([&](CheckResult& words) {
         std::vector<std::string*> texts{&words.output};
         for (auto& f : words.failures) texts.push_back(&f);
         for (auto& n : words.notes) texts.push_back(&n);
-        for (int s : {slot, 0, kReferenceSlot})
-          for (const fs::path& dir : {fs::absolute(overlay(s)), overlay(s)})
+        for (int slot : {s.slot, 0, kReferenceSlot})
+          for (const fs::path& dir : {fs::absolute(overlay(slot)), overlay(slot)})
             for (std::string* text : texts) replace_all(*text, dir.string() + "/", "labs/");
       });
       lab.results.push_back(std::move(*r));
@@ -158,7 +174,7 @@ SubmissionGrade Grader::finish(Checking& c) {
   score_submission(g);
   prune_reference_evidence();
   g.seconds =
-      c.staged.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - c.t0).count();
+      s.staged_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count();
   return std::move(g);
 }
 

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +24,7 @@
 #include "run/progress.h"
 #include "run/sandbox.h"
 #include "run/seed.h"
+#include "run/submission.h"
 #include "run/traffic.h"
 
 namespace cudalab {
@@ -106,7 +108,7 @@ class Grader {
   std::filesystem::path overlay(int slot) const;
   std::filesystem::path build(int slot) const;
   bool ensure_configured(int slot, std::string& error);
-  void sync_overlay(const struct SubmissionPlan* plan, int slot);
+  void sync_overlay(const SubmissionPlan* plan, int slot);
   std::string build_lab(const std::string& target, int slot, bool& ok);
   // Several targets in one build (ninja runs them side by side); the log if it
   // failed. timeout_s > 0: instead of the course's build_timeout_s.
@@ -127,53 +129,104 @@ class Grader {
   // (confined); "" when each lies where a lab may include from, else the
   // problems (nothing of an include's contents is quoted).
   std::string include_problems(const LabSpec& lab, int slot);
-  // The steps of stage(), in order (pipeline/stage.cpp).
-  struct Staging;
-  Staging begin_staging(const std::filesystem::path& submission, const std::string& id, int slot);
-  bool unpack(Staging& s);
-  void plan_files(Staging& s);
-  void overlay_files(Staging& s);
-  void build_labs(Staging& s);
-  void settle_labs(Staging& s);
-  // A submission between the stages of run(), on the GPU: what each stage
-  // reads and adds to.
+  // The CPU's half of a grade, stage(), the same way (pipeline/stage.cpp):
+  //   submission -receive-> Received -build_labs-> Built -settle_labs-> Staged,
+  // with overlay_files putting the received files into the slot's folder
+  // before the build.
+  //
+  // A submission's files: unpacked, each lab's files found (or why not), and
+  // each lab's inputs' seed derived from them.
+  struct Received {
+    // Its labs (none run yet), notes and ignored files; where it could not be
+    // read at all, every lab missing and why (then `plan` is empty).
+    SubmissionGrade grade;
+    std::filesystem::path submission;
+    std::filesystem::path root;  // where its files are read from: the submission, or its archive unpacked
+    std::optional<SubmissionPlan> plan;
+    std::vector<std::string> seeds;  // per lab ("" where its files are incomplete)
+    // The lab's files, where every one of them was found; else nullptr.
+    const LabFiles* complete(std::size_t lab) const;
+  };
+  // Per lab: what its files include (problems, "" none), whether it built,
+  // its build's log, and its policy's problems (to come).
+  struct Built {
+    std::vector<std::string> include_bad, build_logs;
+    std::vector<bool> built;
+    std::vector<std::future<std::string>> policies;
+  };
+  Received receive(const std::filesystem::path& submission, const std::string& id, int slot);
+  // The submission's archive unpacked into the slot's folder: where its files
+  // are, or nullopt with every lab of `grade` missing and why.
+  std::optional<std::filesystem::path> unpack(const std::filesystem::path& submission, int slot,
+                                              SubmissionGrade& grade);
+  void overlay_files(const Received& r, int slot);
+  Built build_labs(const Received& r, int slot);
+  Staged settle_labs(Received r, Built b, int slot);
+
+  // The GPU's half of a grade, run(), is a chain of stages, each a function
+  // from the record before it to the next one (pipeline/grader.cpp):
+  //   Staged -begin_checks-> Setup -plan_correctness-> CorrectnessPlan
+  //   -run_correctness-> Ran -take_second_looks-> Verdicts
+  //   -run_speed_checks-> Verdicts -finish-> SubmissionGrade.
+  // What they share beyond those records is the grader's own workspace: its
+  // configuration, the reference's builds and evidence, and their locks.
+  //
+  // A submission on the GPU once its GPU is probed: every stage reads it, none
+  // changes it (finish takes it over).
+  struct Setup {
+    SubmissionGrade grade;  // its labs' statuses as the probe left them
+    int slot = 0;
+    std::string gpu;                 // as Staged::gpu
+    std::vector<std::string> seeds;  // per lab, as Staged::seeds
+    double staged_seconds = 0;
+    RunContext ctx;  // what every check of this submission runs with
+    std::chrono::steady_clock::time_point t0;
+    // The context of a lab's checks in the build folder `build_dir`.
+    RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
+  };
+  // The grader's verdict per lab and check; nullopt: not decided yet.
+  using Verdicts = std::vector<std::vector<std::optional<Judged>>>;
   // A speed check's traced run: what the student's process said, and the
   // launch trace it left (its own name: run_stem names every run apart).
   struct Traced {
     Claim claim;
     std::filesystem::path file;
   };
-  struct Checking {
-    SubmissionGrade grade;
-    Staged staged;   // its slot, GPU, seeds and ready labs (its grade is `grade`)
-    RunContext ctx;  // what every check of this submission runs with
-    // Per lab and check: the grader's verdict, filled stage by stage.
-    std::vector<std::vector<std::optional<Judged>>> done;
+  // Per lab and check: a speed check's traced run (the student's launcher,
+  // nothing timed), taken beside the correctness checks as soon as those it
+  // requires claimed a pass, so that the speed stage only times.
+  using Traces = std::vector<std::vector<std::optional<Traced>>>;
+  // The student's correctness checks to run, with the reference's evidence
+  // each is judged against, longest first (by the reference's time on each).
+  struct CorrectnessPlan {
     struct Pending {
       std::size_t lab, check;
       RunContext ctx;  // with the reference's evidence to judge against
     };
-    std::vector<Pending> correctness;        // the student's correctness checks to run
-    std::vector<std::optional<Judged>> ran;  // their verdicts, in that order
-    // Per lab and check: a speed check's traced run (the student's launcher,
-    // nothing timed), taken beside the correctness checks as soon as those it
-    // requires passed, so that the speed stage only times.
-    std::vector<std::vector<std::optional<Traced>>> traced;
-    std::chrono::steady_clock::time_point t0;
-    // The stage's progress line (step()), where one shows: checks done of all.
-    Progress* progress = nullptr;
-    // The context of a lab's checks in the build folder `build_dir`.
-    RunContext lab_context(std::size_t lab, const std::filesystem::path& build_dir) const;
+    std::vector<Pending> checks;
+    // Checks decided without a run (no reference evidence to judge by); the
+    // rest of each lab's checks nullopt.
+    Verdicts decided;
   };
-  // The stages of run(), in order (see run() in pipeline/grader.cpp), each
-  // through step(): its progress on stderr (what, how long so far).
-  void step(Checking& c, const std::string& what, void (Grader::*stage)(Checking&));
-  Checking begin_checks(Staged st);
-  void plan_correctness(Checking& c);
-  void run_correctness(Checking& c);
-  void take_second_looks(Checking& c);
-  void run_speed_checks(Checking& c);
-  SubmissionGrade finish(Checking& c);
+  // What the correctness stage leaves: the judge's verdict on each planned
+  // check, in the plan's order, and the speed checks it traced.
+  struct Ran {
+    std::vector<Judged> verdicts;
+    Traces traces;
+  };
+  // Room for a verdict on every check of the labs being graded, none decided.
+  static Verdicts undecided(const SubmissionGrade& g);
+  Setup begin_checks(Staged st);                                                         // grader.cpp
+  CorrectnessPlan plan_correctness(const Setup& s);                                      // reference.cpp
+  Ran run_correctness(const Setup& s, const CorrectnessPlan& plan, Progress& progress);  // correctness.cpp
+  // The words of the failed checks (they never change a verdict but under
+  // the sanitizers, whose report can only fail one); the plan's decided
+  // verdicts with the ran ones in their places.
+  Verdicts take_second_looks(const Setup& s, const CorrectnessPlan& plan,
+                             std::vector<Judged> ran);  // second_looks.cpp
+  // Every speed check decided: timed, or not run and why.
+  Verdicts run_speed_checks(const Setup& s, Verdicts verdicts, Traces traces);  // speed.cpp
+  SubmissionGrade finish(Setup s, Verdicts verdicts);                           // grader.cpp
 
   // Symbols and includes the student's objects may not use; "" if none.
   // fresh_only: after a failed build, skip objects older than their source.
@@ -220,7 +273,7 @@ class Grader {
   // claim, the check judged again on their replay in the reference build
   // (cudalab/replay.h, judged.h judge_memory_replay).
   static bool memory_replayed(const SubmissionGrade& g, const CheckSpec& check);
-  Judged judge_memory_in_replay(const Checking& c, std::size_t lab, const CheckSpec& check,
+  Judged judge_memory_in_replay(const Setup& s, std::size_t lab, const CheckSpec& check,
                                 const RunContext& ctx, Judged judged, const std::filesystem::path& trace,
                                 const std::vector<std::string>& student_right);
   // The first half of a speed check: the student's run with its launches
@@ -229,7 +282,7 @@ class Grader {
   Traced trace_speed_check(const RunContext& ctx, const LabSpec& lab, const CheckSpec& check);
   // A speed check's context: the lab's, with the reference's time at the
   // speed seed as its limit's base.
-  RunContext speed_context(const Checking& c, std::size_t lab, const CheckSpec& check);
+  RunContext speed_context(const Setup& s, std::size_t lab, const CheckSpec& check);
   // A timed speed check that failed, whose lab.toml names an `explain` check:
   // that check's CPU-mode run with simt's access report gives the leading
   // diagnosis (explain.h). Diagnosis only: the result's verdict and points

@@ -157,8 +157,8 @@ void Grader::prune_reference_evidence() {
   }
 }
 
-void Grader::plan_correctness(Checking& c) {
-  const SubmissionGrade& g = c.grade;
+Grader::CorrectnessPlan Grader::plan_correctness(const Setup& s) {
+  const SubmissionGrade& g = s.grade;
   struct Planned {
     std::size_t lab, check;
     RunContext ctx;
@@ -168,7 +168,7 @@ void Grader::plan_correctness(Checking& c) {
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     const LabGrade& lab = g.labs[i];
     if (lab.status != LabStatus::graded) continue;
-    const RunContext lc = c.lab_context(i, build(c.staged.slot));
+    const RunContext lc = s.lab_context(i, build(s.slot));
     for (std::size_t k = 0; k < lab.spec->checks.size(); ++k)
       if (lab.spec->checks[k].kind == CheckKind::correctness) planned.push_back({i, k, lc, {}});
   }
@@ -181,16 +181,28 @@ void Grader::plan_correctness(Checking& c) {
     p.ctx.reference_evidence =
         reference_evidence(p.ctx, spec, spec.checks[p.check], g.cpu_mode, p.no_judge, &p.ctx.reference_s);
   });
+  CorrectnessPlan plan;
+  plan.decided = undecided(g);
   for (Planned& p : planned) {
     // Without the reference's outputs nothing can be judged: a pass from
     // the test process alone is worth nothing.
     if (p.ctx.reference_evidence.empty())
-      c.done[p.lab][p.check] =
+      plan.decided[p.lab][p.check] =
           judge_by_grader(g.labs[p.lab].spec->checks[p.check], Verdict::error, p.no_judge);
     else
-      c.correctness.push_back({p.lab, p.check, std::move(p.ctx)});
+      plan.checks.push_back({p.lab, p.check, std::move(p.ctx)});
   }
-  profile(fmt::format("slot {}: reference evidence ready", c.staged.slot));
+  // The longest first (by the reference's time on each): the last to finish
+  // then is a short one, and the pass ends soon after the longest check.
+  // A memory check that is replayed takes two processes one after the other.
+  const auto expected_s = [&](const CorrectnessPlan::Pending& p) {
+    const CheckSpec& check = g.labs[p.lab].spec->checks[p.check];
+    return p.ctx.reference_s * (memory_replayed(g, check) ? 2 : 1);
+  };
+  std::stable_sort(plan.checks.begin(), plan.checks.end(),
+                   [&](const auto& a, const auto& b) { return expected_s(a) > expected_s(b); });
+  profile(fmt::format("slot {}: reference evidence ready", s.slot));
+  return plan;
 }
 
 }  // namespace cudalab

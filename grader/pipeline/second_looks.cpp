@@ -89,17 +89,19 @@ bool Grader::second_look(const RunContext& ctx, const LabSpec& lab, const CheckS
   return second_opinion(ctx, lab, check, kind, cpu_binary, r);
 }
 
-void Grader::take_second_looks(Checking& c) {
-  const SubmissionGrade& g = c.grade;
+Grader::Verdicts Grader::take_second_looks(const Setup& s, const CorrectnessPlan& plan,
+                                           std::vector<Judged> ran) {
+  const SubmissionGrade& g = s.grade;
+  Verdicts verdicts = plan.decided;
   // Labs whose hung check did not finish in CPU mode either: their other
   // hung checks are spared that look (a submission that hangs in every
   // check of a lab should cost about 30 s).
   std::vector<std::string> hangs_in_cpu_mode(g.labs.size());  // the check that did
-  for (std::size_t k = 0; k < c.correctness.size(); ++k) {
-    const auto& p = c.correctness[k];
+  for (std::size_t k = 0; k < plan.checks.size(); ++k) {
+    const auto& p = plan.checks[k];
     const LabSpec& spec = *g.labs[p.lab].spec;
     const CheckSpec& check = spec.checks[p.check];
-    Judged& r = *c.ran[k];
+    Judged& r = ran[k];
     RunContext plain = p.ctx;
     plain.reference_evidence.clear();
     plain.reference_s = 0;
@@ -116,10 +118,10 @@ void Grader::take_second_looks(Checking& c) {
       // short says nothing of the kernel (a timeout that is the allowance's),
       // so its words are dropped for a note.
       const CheckResult before = words;
-      const bool looked = !c.ctx.words->spent() && second_look(plain, spec, check, c.staged.slot, words);
-      if (c.ctx.words->spent()) {
+      const bool looked = !s.ctx.words->spent() && second_look(plain, spec, check, s.slot, words);
+      if (s.ctx.words->spent()) {
         words = before;
-        words.notes.push_back(words_skipped_note(c.ctx.words->total_s(), "why this check failed"));
+        words.notes.push_back(words_skipped_note(s.ctx.words->total_s(), "why this check failed"));
       } else if (looked && words.verdict == Verdict::timeout)
         hangs_in_cpu_mode[p.lab] = check.name;
     });
@@ -134,8 +136,9 @@ void Grader::take_second_looks(Checking& c) {
       if (!s.failures.empty() && s.failures.front().rfind("compute-sanitizer", 0) == 0)
         r.lower_to_fail(s.failures.front());
     }
-    c.done[p.lab][p.check] = std::move(r);
+    verdicts[p.lab][p.check] = std::move(r);
   }
+  return verdicts;
 }
 
 }  // namespace cudalab

@@ -90,12 +90,12 @@ Grader::Traced Grader::trace_speed_check(const RunContext& ctx, const LabSpec& l
   return Traced{std::move(claim), traced.trace_out};
 }
 
-RunContext Grader::speed_context(const Checking& c, std::size_t lab, const CheckSpec& check) {
-  const RunContext lc = c.lab_context(lab, build(c.staged.slot));
+RunContext Grader::speed_context(const Setup& s, std::size_t lab, const CheckSpec& check) {
+  const RunContext lc = s.lab_context(lab, build(s.slot));
   RunContext cc = lc;
   RunContext speed_ctx = lc;
   speed_ctx.seed = reference_speed_seed();
-  cc.reference_s = reference_speed_seconds(speed_ctx, *c.grade.labs[lab].spec, check, false);
+  cc.reference_s = reference_speed_seconds(speed_ctx, *s.grade.labs[lab].spec, check, false);
   return cc;
 }
 
@@ -135,9 +135,9 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
   return judge_speed_timed(std::move(timed));
 }
 
-void Grader::run_speed_checks(Checking& c) {
-  SubmissionGrade& g = c.grade;
-  const int slot = c.staged.slot;
+Grader::Verdicts Grader::run_speed_checks(const Setup& s, Verdicts verdicts, Traces traces) {
+  const SubmissionGrade& g = s.grade;
+  const int slot = s.slot;
   // What follows a timing is CPU work that only adds words: a slow check's
   // explanation (explain_slow: its counts in CPU mode against the
   // reference's) and a roofline check's traffic count (chart_traffic). It
@@ -159,7 +159,7 @@ void Grader::run_speed_checks(Checking& c) {
     const Words extra = counting->words.get();
     // Words through edit_words, which keeps the verdict and measurements as
     // they are; the counts through the one door for a chart's numbers.
-    Judged& done = *c.done[counting->lab][counting->check];
+    Judged& done = *verdicts[counting->lab][counting->check];
     done.edit_words([&](CheckResult& w) {
       if (extra.failures) w.failures = *extra.failures;
       if (extra.cause) w.cause = *extra.cause;
@@ -170,26 +170,26 @@ void Grader::run_speed_checks(Checking& c) {
     counting.reset();
   };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
-    LabGrade& lab = g.labs[i];
+    const LabGrade& lab = g.labs[i];
     if (lab.status != LabStatus::graded) continue;
-    const RunContext lc = c.lab_context(i, build(slot));
-    const bool have_traces = i < c.traced.size();
+    const RunContext lc = s.lab_context(i, build(slot));
+    const bool have_traces = i < traces.size() && !traces[i].empty();
     std::vector<Judged> correct;  // what the speed checks' requirements read
-    for (const auto& r : c.done[i])
+    for (const auto& r : verdicts[i])
       if (r) correct.push_back(*r);
     for (std::size_t k = 0; k < lab.spec->checks.size(); ++k) {
       const CheckSpec& check = lab.spec->checks[k];
-      if (c.done[i][k]) continue;
+      if (verdicts[i][k]) continue;
       // A speed check counts only when the correctness checks it requires
       // passed (score.h): where one failed it is not timed at all, and says why.
       if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
         // Traced beside the correctness checks before the judge or a second
         // look (a sanitizer's report) failed one: that trace is dropped unread.
-        if (have_traces && c.traced[i][k]) {
+        if (have_traces && traces[i][k]) {
           std::error_code ec;
-          fs::remove(c.traced[i][k]->file, ec);
+          fs::remove(traces[i][k]->file, ec);
         }
-        c.done[i][k] = judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
+        verdicts[i][k] = judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
         continue;
       }
       // CPU mode times nothing: the grader does not run a speed check
@@ -197,19 +197,19 @@ void Grader::run_speed_checks(Checking& c) {
       if (g.cpu_mode) {
         Judged r = judge_by_grader(check, Verdict::not_run, "");
         r.edit_words([](CheckResult& w) { w.notes.push_back(kSpeedNotRunInCpuMode); });
-        c.done[i][k] = std::move(r);
+        verdicts[i][k] = std::move(r);
         continue;
       }
-      const RunContext cc = speed_context(c, i, check);
+      const RunContext cc = speed_context(s, i, check);
       std::string launch;
       // Traced beside the correctness checks where those it requires passed
       // there (correctness.cpp); traced here otherwise.
       std::optional<Traced> traced;
-      if (have_traces) traced = std::move(c.traced[i][k]);
+      if (have_traces) traced = std::move(traces[i][k]);
       Judged r = run_speed_check(cc, *lab.spec, check, slot, launch, std::move(traced));
       profile(fmt::format("slot {}: {} {} ran", slot, lab.spec->id, check.id));
       const CheckResult timed = r.result();
-      c.done[i][k] = std::move(r);
+      verdicts[i][k] = std::move(r);
       settle();
       counting =
           Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed, launch] {
@@ -238,6 +238,7 @@ void Grader::run_speed_checks(Checking& c) {
     }
   }
   settle();
+  return verdicts;
 }
 
 }  // namespace cudalab

@@ -61,51 +61,45 @@ void Grader::sync_overlay(const SubmissionPlan* plan, int slot) {
   }
 }
 
-// A submission between the steps of stage(), on the CPU: what each step
-// reads and adds to.
-struct Grader::Staging {
-  Staged st;
-  fs::path submission;
-  fs::path root;  // where its files are read from: the submission, or its archive unpacked
-  std::optional<SubmissionPlan> plan;
-  // Per lab, from build_labs: the includes' problems ("" none), whether it
-  // built, its build's log and its policy's problems (to come).
-  std::vector<std::string> include_bad, build_logs;
-  std::vector<bool> built;
-  std::vector<std::future<std::string>> policies;
-  std::chrono::steady_clock::time_point t0;
-
-  SubmissionGrade& grade() { return st.grade; }
-  // The lab's files, where every one of them was found; else nullptr.
-  const LabFiles* complete(std::size_t lab) const {
-    const LabFiles* files = plan ? plan->find(st.grade.labs[lab].spec->id) : nullptr;
-    return files && files->complete() ? files : nullptr;
-  }
-  void fail_all(const std::string& why) {
-    st.grade.error = why;
-    for (auto& lab : st.grade.labs) lab.status = LabStatus::missing, lab.message = why;
-  }
-};
-
-Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, int slot) {
-  Staging s = begin_staging(submission, id, slot);
-  if (unpack(s)) {
-    plan_files(s);
-    overlay_files(s);
-    build_labs(s);
-    settle_labs(s);
-  }
-  s.st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.t0).count();
-  return std::move(s.st);
+const LabFiles* Grader::Received::complete(std::size_t lab) const {
+  const LabFiles* files = plan ? plan->find(grade.labs[lab].spec->id) : nullptr;
+  return files && files->complete() ? files : nullptr;
 }
 
-Grader::Staging Grader::begin_staging(const fs::path& submission, const std::string& id, int slot) {
-  Staging s;
-  s.t0 = std::chrono::steady_clock::now();
+namespace {
+
+void fail_all(SubmissionGrade& g, const std::string& why) {
+  g.error = why;
+  for (auto& lab : g.labs) lab.status = LabStatus::missing, lab.message = why;
+}
+
+}  // namespace
+
+Grader::Staged Grader::stage(const fs::path& submission, const std::string& id, int slot) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Received received = receive(submission, id, slot);
+  Staged st;
+  if (received.plan) {
+    overlay_files(received, slot);
+    Built built = build_labs(received, slot);
+    st = settle_labs(std::move(received), std::move(built), slot);
+  } else {
+    st.grade = std::move(received.grade);
+    st.ready.assign(st.grade.labs.size(), false);
+    st.seeds = std::move(received.seeds);
+  }
+  st.slot = slot;
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+// Its files: which are whose (submission.h), and each lab's inputs' seed,
+// from its files as handed in (seed.h).
+Grader::Received Grader::receive(const fs::path& submission, const std::string& id, int slot) {
   profile(fmt::format("slot {}: staging {}", slot, id));
-  s.submission = s.root = submission;
-  s.st.slot = slot;
-  SubmissionGrade& g = s.grade();
+  Received r;
+  r.submission = submission;
+  SubmissionGrade& g = r.grade;
   g.id = id;
   g.assignment = cfg_.course.assignment;
   for (const auto& lab : cfg_.labs) {
@@ -114,67 +108,60 @@ Grader::Staging Grader::begin_staging(const fs::path& submission, const std::str
     lg.weight = cfg_.course.weight(lab.id);
     g.labs.push_back(lg);
   }
-  s.st.ready.assign(g.labs.size(), false);
-  s.st.seeds.assign(g.labs.size(), "");
-  return s;
-}
-
-// The submission: a folder, or an archive unpacked into the slot's folder.
-// False, with every lab missing and why, where it is neither.
-bool Grader::unpack(Staging& s) {
-  const fs::path& submission = s.submission;
-  if (!fs::exists(submission)) {
-    s.fail_all(fmt::format("the submission {} does not exist", submission.string()));
-    return false;
-  }
-  if (!fs::is_regular_file(submission)) return true;
-  if (!is_archive(submission)) {
-    s.fail_all(fmt::format("{} is neither a folder nor a .zip, .tar.gz or .tar archive",
-                           printable(submission.filename().string())));
-    return false;
-  }
-  s.root = build(s.st.slot).parent_path() / "unpacked";
-  fs::remove_all(s.root);
-  std::string error;
-  if (!extract_archive(submission, s.root, cfg_.source_root, s.grade().ignored, error)) {
-    std::error_code ec;
-    fs::remove_all(s.root, ec);  // what a refused archive left: nothing stays
-    s.fail_all(error);
-    return false;
-  }
-  return true;
-}
-
-// Which of its files are whose (submission.h), and each lab's inputs' seed,
-// from its files as handed in (seed.h).
-void Grader::plan_files(Staging& s) {
-  SubmissionGrade& g = s.grade();
-  s.plan = plan_submission(s.root, cfg_.labs, cfg_.files_outside);
-  g.ignored.insert(g.ignored.end(), s.plan->ignored.begin(), s.plan->ignored.end());
-  g.notes.insert(g.notes.end(), s.plan->notes.begin(), s.plan->notes.end());
+  r.seeds.assign(g.labs.size(), "");
+  const std::optional<fs::path> root = unpack(submission, slot, g);
+  if (!root) return r;
+  r.root = *root;
+  r.plan = plan_submission(r.root, cfg_.labs, cfg_.files_outside);
+  g.ignored.insert(g.ignored.end(), r.plan->ignored.begin(), r.plan->ignored.end());
+  g.notes.insert(g.notes.end(), r.plan->notes.begin(), r.plan->notes.end());
   // The grade is out of what was handed out: a part of the course graded as
   // the whole of it says so, and how to grade it as its assignment.
   if (cfg_.course.assignment.empty()) {
     std::vector<std::pair<std::string, std::vector<std::string>>> assignments;
     for (const auto& a : cfg_.course.assignments) assignments.emplace_back(a.name, a.labs);
-    if (std::string note = partial_submission_note(*s.plan, assignments); !note.empty())
+    if (std::string note = partial_submission_note(*r.plan, assignments); !note.empty())
       g.notes.insert(g.notes.begin(), std::move(note));
   }
   for (std::size_t i = 0; i < g.labs.size(); ++i)
-    if (const LabFiles* files = s.complete(i)) {
+    if (const LabFiles* files = r.complete(i)) {
       std::vector<std::pair<std::string, std::string>> contents;
       for (const auto& [name, where] : files->found) contents.emplace_back(name, read_text(where));
-      s.st.seeds[i] = derive_seed(key(), cfg_.seed, g.labs[i].spec->id, std::move(contents));
+      r.seeds[i] = derive_seed(key(), cfg_.seed, g.labs[i].spec->id, std::move(contents));
     }
+  return r;
+}
+
+// The submission: a folder, or an archive unpacked into the slot's folder.
+std::optional<fs::path> Grader::unpack(const fs::path& submission, int slot, SubmissionGrade& grade) {
+  if (!fs::exists(submission)) {
+    fail_all(grade, fmt::format("the submission {} does not exist", submission.string()));
+    return std::nullopt;
+  }
+  if (!fs::is_regular_file(submission)) return submission;
+  if (!is_archive(submission)) {
+    fail_all(grade, fmt::format("{} is neither a folder nor a .zip, .tar.gz or .tar archive",
+                                printable(submission.filename().string())));
+    return std::nullopt;
+  }
+  const fs::path root = build(slot).parent_path() / "unpacked";
+  fs::remove_all(root);
+  std::string error;
+  if (!extract_archive(submission, root, cfg_.source_root, grade.ignored, error)) {
+    std::error_code ec;
+    fs::remove_all(root, ec);  // what a refused archive left: nothing stays
+    fail_all(grade, error);
+    return std::nullopt;
+  }
+  return root;
 }
 
 // The student's files into the slot's overlay of the course (the skeleton
 // where a file is missing).
-void Grader::overlay_files(Staging& s) {
-  const int slot = s.st.slot;
+void Grader::overlay_files(const Received& r, int slot) {
   std::string error;
   if (!ensure_configured(slot, error)) throw std::runtime_error(error);
-  sync_overlay(&*s.plan, slot);
+  sync_overlay(&*r.plan, slot);
   // The slot's build folder is reused, submission after submission, for the
   // course's compiled part; what it built from another submission's files is
   // removed before this one's build, which may read the folder. The same
@@ -200,9 +187,9 @@ void Grader::overlay_files(Staging& s) {
   }
   // An unpacked archive has given the overlay its student files: nothing of
   // it stays in the grading folder.
-  if (s.root != s.submission) {
+  if (r.root != r.submission) {
     std::error_code ec;
-    fs::remove_all(s.root, ec);
+    fs::remove_all(r.root, ec);
   }
   if (!fs::exists(build(slot) / "harness" / "cudalab-gpuinfo")) {
     bool ignored = false;
@@ -212,18 +199,18 @@ void Grader::overlay_files(Staging& s) {
 
 // What each lab's files include, then every lab built, then the policy of
 // each built lab started.
-void Grader::build_labs(Staging& s) {
-  const SubmissionGrade& g = s.grade();
-  const int slot = s.st.slot;
+Grader::Built Grader::build_labs(const Received& r, int slot) {
+  const SubmissionGrade& g = r.grade;
   const std::size_t n = g.labs.size();
+  Built b;
   // Before anything is compiled: an include from outside what a lab may
   // include rejects the lab unbuilt. Side by side: each lab's listing is one
   // preprocessor run.
-  s.include_bad.assign(n, "");
+  b.include_bad.assign(n, "");
   for_each_side_by_side(n, n, [&](std::size_t i) {
-    if (s.complete(i)) s.include_bad[i] = include_problems(*g.labs[i].spec, slot);
+    if (r.complete(i)) b.include_bad[i] = include_problems(*g.labs[i].spec, slot);
   });
-  const auto buildable = [&](std::size_t i) { return s.complete(i) && s.include_bad[i].empty(); };
+  const auto buildable = [&](std::size_t i) { return r.complete(i) && b.include_bad[i].empty(); };
   // Every buildable lab at once first: ninja compiles the labs side by side.
   // A lab that fails is built again alone below, for its own log.
   std::vector<std::string> targets;
@@ -236,47 +223,51 @@ void Grader::build_labs(Staging& s) {
     profile(fmt::format("slot {}: built", slot));
   }
   // The policy of each built lab, side by side (each reads its own objects).
-  s.policies.resize(n);
-  s.build_logs.assign(n, "");
-  s.built.assign(n, false);
+  b.policies.resize(n);
+  b.build_logs.assign(n, "");
+  b.built.assign(n, false);
   for (std::size_t i = 0; i < n; ++i) {
     if (!buildable(i)) continue;
     // Where every lab built, each is built; where one did not, each is built
     // again alone (a no-op for those that did), so a failure's log is its own.
     bool ok = all_ok;
-    if (!all_ok) s.build_logs[i] = build_lab(g.labs[i].spec->id + "-tests", slot, ok);
-    s.built[i] = ok;
+    if (!all_ok) b.build_logs[i] = build_lab(g.labs[i].spec->id + "-tests", slot, ok);
+    b.built[i] = ok;
+    // By its spec, which the course owns and outlives the future (not by the
+    // grade, which moves on to settle_labs).
     if (ok)
-      s.policies[i] = std::async(std::launch::async,
-                                 [this, &g, i, slot] { return policy_problems(*g.labs[i].spec, slot); });
+      b.policies[i] = std::async(
+          std::launch::async, [this, spec = g.labs[i].spec, slot] { return policy_problems(*spec, slot); });
   }
+  return b;
 }
 
 // Each lab's status: missing, rejected (includes, policy), not built, or
 // ready for its checks (with its CPU-mode build where the course grades in
 // CPU mode).
-void Grader::settle_labs(Staging& s) {
-  SubmissionGrade& g = s.grade();
-  const int slot = s.st.slot;
+Grader::Staged Grader::settle_labs(Received r, Built b, int slot) {
+  Staged st;
+  SubmissionGrade& g = r.grade;  // moved into st at the end: r.complete() reads its labs
+  st.ready.assign(g.labs.size(), false);
   const auto reject = [](LabGrade& lab, const std::string& why) {
     lab.status = LabStatus::rejected;
     lab.message = "the lab was not run:\n" + why;
   };
   for (std::size_t i = 0; i < g.labs.size(); ++i) {
     LabGrade& lab = g.labs[i];
-    if (!s.complete(i)) {
+    if (!r.complete(i)) {
       std::string why;
-      if (const LabFiles* files = s.plan->find(lab.spec->id))
+      if (const LabFiles* files = r.plan->find(lab.spec->id))
         for (const auto& m : files->missing) why += (why.empty() ? "" : "; ") + m;
       lab.status = LabStatus::missing;
       lab.message = why;
       continue;
     }
-    if (!s.include_bad[i].empty()) {
-      reject(lab, s.include_bad[i]);
+    if (!b.include_bad[i].empty()) {
+      reject(lab, b.include_bad[i]);
       continue;
     }
-    if (!s.built[i]) {
+    if (!b.built[i]) {
       // A link error after a clean compile is often a call the lab forbids
       // (cuBLAS is not linked): the policy names it better than the linker.
       if (const std::string bad = policy_problems(*lab.spec, slot, /*fresh_only=*/true); !bad.empty()) {
@@ -284,10 +275,10 @@ void Grader::settle_labs(Staging& s) {
         continue;
       }
       lab.status = LabStatus::build_failed;
-      lab.message = "the lab did not compile:\n" + s.build_logs[i];
+      lab.message = "the lab did not compile:\n" + b.build_logs[i];
       continue;
     }
-    if (const std::string bad = s.policies[i].get(); !bad.empty()) {
+    if (const std::string bad = b.policies[i].get(); !bad.empty()) {
       reject(lab, bad);
       continue;
     }
@@ -308,8 +299,11 @@ void Grader::settle_labs(Staging& s) {
         continue;
       }
     }
-    s.st.ready[i] = true;
+    st.ready[i] = true;
   }
+  st.grade = std::move(r.grade);
+  st.seeds = std::move(r.seeds);
+  return st;
 }
 
 }  // namespace cudalab
