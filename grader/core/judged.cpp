@@ -122,6 +122,9 @@ Judged judge_memory_replay(Judged claimed, Testimony replay, const fs::path& ref
     // The replay's own words: a launch that failed there, a buffer written
     // past, or why it could not replay.
     j.r_.verdict = said.verdict == Verdict::timeout ? Verdict::timeout : Verdict::fail;
+    // The cause its diagnosis names leads, as its words do (a graph launch
+    // past the end of C: the boundary checks).
+    j.r_.cause = said.cause;
     j.r_.failures.assign(said.failures.begin(),
                          said.failures.begin() + std::min<std::size_t>(4, said.failures.size()));
     if (j.r_.failures.empty()) j.r_.failures.push_back("the check did not pass");

@@ -137,9 +137,12 @@ TEST_CASE("A replay never raises a verdict, and its own failure leads with its w
   CheckResult crashed = passed();
   crashed.verdict = Verdict::fail;
   crashed.failures = {"Diagnosis: the launch fails at M=17 N=33 K=9 (an illegal memory access)."};
+  crashed.cause = Cause::launch_fails;
   const Judged j = judge(Launch{}, Launch{}, "crashed", crashed);
   CHECK(j.verdict() == Verdict::fail);
   CHECK(j.result().failures.front() == crashed.failures.front());
+  // Its cause with its words (gallery 80 on an H200: "Diagnosis: the boundary checks" under cause none).
+  CHECK(j.result().cause == Cause::launch_fails);
   CHECK_THAT(j.result().failures.back(), Catch::Contains("cannot be replayed"));
 
   // A claim that failed stays the failure it is, replay or not.
