@@ -40,6 +40,28 @@ std::string html_escape(const std::string& s) {
   return out;
 }
 
+std::string inline_code_html(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find('`', at);
+    if (open == std::string::npos) break;
+    // A span ends at the next backtick of its line; an empty one ("``") is
+    // no span: both stay as they are.
+    const std::size_t close = text.find_first_of("`\n", open + 1);
+    if (close == std::string::npos || text[close] == '\n' || close == open + 1) {
+      const std::size_t end = close != std::string::npos && text[close] == '`' ? close + 1 : open + 1;
+      out += html_escape(text.substr(at, end - at));
+      at = end;
+      continue;
+    }
+    out += html_escape(text.substr(at, open - at)) + "<code>" +
+           html_escape(text.substr(open + 1, close - open - 1)) + "</code>";
+    at = close + 1;
+  }
+  return out + html_escape(text.substr(std::min(at, text.size())));
+}
+
 namespace {
 
 bool ends_with(const std::string& s, const std::string& tail) {
@@ -125,191 +147,329 @@ std::string svg_open(Frame& f, const std::string& title) {
 
 }  // namespace
 
-std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
-  if (c.points.empty() || !(c.bytes > 0)) return {};
-  Frame f;
-  const bool bars = c.memory_bound();
-  // The bars' labels stand left of them: the frame leaves room for the
-  // longest (up to 30 characters a line, then it wraps), so none is cut.
+namespace {
+
+// One call's work over a kernel's median time.
+double gflops_of(const SpeedChart& c, const ChartPoint& p) {
+  return c.flops / (p.ms * 1e6);
+}
+double gbs_of(const SpeedChart& c, const ChartPoint& p) {
+  return c.bytes / (p.ms * 1e6);
+}
+
+const char* color_of(std::size_t point) {
+  return kColors[std::min<std::size_t>(point, 6)];
+}
+
+// What a chart draws inside its frame, and what its caption lists under it.
+struct ChartParts {
+  std::string svg, legend, caption;
+};
+
+// The bars' labels, wrapped; they stand left of the bars: the frame leaves
+// room for the longest (up to 30 characters a line, then it wraps), so none
+// is cut.
+std::vector<std::vector<std::string>> bar_labels(const SpeedChart& c, Frame& f) {
   constexpr double kLabelSize = 11;
   constexpr std::size_t kLabelChars = 30;
   std::vector<std::vector<std::string>> labels;
-  if (bars) {
-    double widest = 0;
-    for (const auto& p : c.points) {
-      labels.push_back(wrap_words(p.label, kLabelChars));
-      for (const auto& l : labels.back()) widest = std::max(widest, text_width(l, kLabelSize));
-    }
-    f.left = std::max(f.left, widest + 14);
+  double widest = 0;
+  for (const auto& p : c.points) {
+    labels.push_back(wrap_words(p.label, kLabelChars));
+    for (const auto& l : labels.back()) widest = std::max(widest, text_width(l, kLabelSize));
   }
-  // The roofline's x-axis title says what its x is, wrapped under the plot.
-  const bool measured = !bars && c.traffic_measured();
-  std::vector<std::string> x_title;
-  if (!bars) {
-    const std::string at = c.traffic_m > 0
-                               ? fmt::format(" at {}x{}x{}", c.traffic_m, c.traffic_n, c.traffic_k)
-                               : fmt::format(" at a call of {:g} MFLOP", c.traffic_flops / 1e6);
-    x_title = wrap_words(
-        measured
-            ? "FLOP per byte of global-memory traffic (32-byte sectors each kernel requested, counted in "
-              "CPU mode" +
-                  at + ")"
-            : "FLOP per byte of compulsory DRAM traffic (the lab's nominal intensity, the same for every "
-              "kernel)",
-        static_cast<std::size_t>(f.plot_w() / text_width("x", 12)));
-    const double extra = 15.0 * static_cast<double>(x_title.size() - 1);
-    f.bottom += extra, f.height += extra;
+  f.left = std::max(f.left, widest + 14);
+  return labels;
+}
+
+// The roofline's x-axis title says what its x is, wrapped under the plot;
+// the frame grows down by its extra lines.
+std::vector<std::string> roofline_x_title(const SpeedChart& c, Frame& f) {
+  const std::string at = c.traffic_m > 0 ? fmt::format(" at {}x{}x{}", c.traffic_m, c.traffic_n, c.traffic_k)
+                                         : fmt::format(" at a call of {:g} MFLOP", c.traffic_flops / 1e6);
+  std::vector<std::string> x_title = wrap_words(
+      c.traffic_measured()
+          ? "FLOP per byte of global-memory traffic (32-byte sectors each kernel requested, counted in "
+            "CPU mode" +
+                at + ")"
+          : "FLOP per byte of compulsory DRAM traffic (the lab's nominal intensity, the same for every "
+            "kernel)",
+      static_cast<std::size_t>(f.plot_w() / text_width("x", 12)));
+  const double extra = 15.0 * static_cast<double>(x_title.size() - 1);
+  f.bottom += extra, f.height += extra;
+  return x_title;
+}
+
+// Roofline: log-log, FLOP per byte against GFLOP/s at the timed shape,
+// whole decades around the kernels and the ridge (where the DRAM slope
+// meets the FP32 roof).
+struct Roofline {
+  Frame f;
+  double x0 = 0, y0 = 0;  // the plot's bottom left
+  double nominal = 0, ridge = 0;
+  double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
+  double X(double v) const { return x0 + f.plot_w() * std::log10(v / xmin) / std::log10(xmax / xmin); }
+  double Y(double v) const { return y0 - f.plot_h() * std::log10(v / ymin) / std::log10(ymax / ymin); }
+};
+
+Roofline roofline_scale(const SpeedChart& c, const Frame& f) {
+  Roofline r;
+  r.f = f;
+  r.x0 = f.left, r.y0 = f.top + f.plot_h();
+  r.nominal = c.flops / c.bytes;
+  r.ridge = c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0 ? c.peak_fp32_gflops / c.peak_dram_gbs : r.nominal;
+  double lo = r.ridge, hi = r.ridge;
+  for (const auto& p : c.points) lo = std::min(lo, c.intensity(p)), hi = std::max(hi, c.intensity(p));
+  r.xmin = std::pow(10, std::floor(std::log10(lo / 4)));
+  r.xmax = std::pow(10, std::ceil(std::log10(hi * 4)));
+  double rmin = 1e300, rmax = 0;
+  for (const auto& p : c.points) {
+    const double g = gflops_of(c, p);
+    rmin = std::min(rmin, g), rmax = std::max(rmax, g);
   }
-  std::string svg = svg_open(f, title);
-  std::string legend, caption;
-  const double x0 = f.left, y0 = f.top + f.plot_h();
-  if (!bars) {
-    // Roofline: log-log, FLOP per byte against GFLOP/s at the timed shape.
-    // Each kernel stands at the traffic it requested where that was counted
-    // (traffic.h): a tiled kernel, which reads each element from global
-    // memory once per tile instead of once per use, stands right of a naive
-    // one. Where it was not, every kernel stands at the lab's nominal
-    // intensity, one dashed line, and the caption says why.
-    const double nominal = c.flops / c.bytes;
-    const double ridge =
-        c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0 ? c.peak_fp32_gflops / c.peak_dram_gbs : nominal;
-    double lo = ridge, hi = ridge;
-    for (const auto& p : c.points) lo = std::min(lo, c.intensity(p)), hi = std::max(hi, c.intensity(p));
-    const double xmin = std::pow(10, std::floor(std::log10(lo / 4)));
-    const double xmax = std::pow(10, std::ceil(std::log10(hi * 4)));
-    double rmin = 1e300, rmax = 0;
-    for (const auto& p : c.points) {
-      const double g = c.flops / (p.ms * 1e6);
-      rmin = std::min(rmin, g), rmax = std::max(rmax, g);
-    }
-    if (c.peak_fp32_gflops > 0) rmax = std::max(rmax, c.peak_fp32_gflops);
-    if (c.peak_dram_gbs > 0) rmin = std::min(rmin, xmin * c.peak_dram_gbs);
-    const double ymin = std::pow(10, std::floor(std::log10(rmin / 2)));
-    const double ymax = std::pow(10, std::ceil(std::log10(rmax * 1.5)));
-    const auto X = [&](double v) { return x0 + f.plot_w() * std::log10(v / xmin) / std::log10(xmax / xmin); };
-    const auto Y = [&](double v) { return y0 - f.plot_h() * std::log10(v / ymin) / std::log10(ymax / ymin); };
-    for (double t = xmin; t <= xmax * 1.0001; t *= 10)
-      svg += fmt::format(
-          "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" "
-          "y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
-          X(t), f.top, y0, y0 + 16, tick_label(t));
-    for (double t = ymin; t <= ymax * 1.0001; t *= 10)
-      svg += fmt::format(
-          "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/><text x=\"{3}\" "
-          "y=\"{4:.1f}\" "
-          "font-size=\"11\" text-anchor=\"end\">{5}</text>\n",
-          x0, Y(t), x0 + f.plot_w(), x0 - 6, Y(t) + 4, tick_label(t));
-    svg += svg_lines(x_title, x0 + f.plot_w() / 2, y0 + 32, 15,
-                     "class=\"axis x\" font-size=\"12\" text-anchor=\"middle\"");
+  if (c.peak_fp32_gflops > 0) rmax = std::max(rmax, c.peak_fp32_gflops);
+  if (c.peak_dram_gbs > 0) rmin = std::min(rmin, r.xmin * c.peak_dram_gbs);
+  r.ymin = std::pow(10, std::floor(std::log10(rmin / 2)));
+  r.ymax = std::pow(10, std::ceil(std::log10(rmax * 1.5)));
+  return r;
+}
+
+// A decade's grid line and tick on each axis, and the axes' titles.
+std::string roofline_axes(const Roofline& r, const std::vector<std::string>& x_title) {
+  const Frame& f = r.f;
+  std::string svg;
+  for (double t = r.xmin; t <= r.xmax * 1.0001; t *= 10)
     svg += fmt::format(
-        "<text class=\"axis y\" x=\"14\" y=\"{0}\" font-size=\"12\" text-anchor=\"middle\" "
-        "transform=\"rotate(-90 14 {0})\">GFLOP/s (timed on the GPU)</text>\n",
-        f.top + f.plot_h() / 2);
-    if (c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0) {
-      svg += fmt::format(
-          "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"{:.1f},{:.1f} "
-          "{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
-          X(xmin), Y(xmin * c.peak_dram_gbs), X(ridge), Y(c.peak_fp32_gflops), X(xmax),
-          Y(c.peak_fp32_gflops));
-      // The slope's label under its start: the slope rises away from it.
-      svg += fmt::format(
-          "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\">DRAM {:.0f} GB/s</text>\n<text "
-          "x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\" text-anchor=\"end\">FP32 peak {:.0f} "
-          "GFLOP/s</text>\n",
-          X(xmin) + 6, std::min(Y(xmin * c.peak_dram_gbs) + 14, y0 - 4), c.peak_dram_gbs, X(xmax) - 4,
-          Y(c.peak_fp32_gflops) - 6, c.peak_fp32_gflops);
-    }
-    if (!measured)
-      svg += fmt::format(
-          "<line class=\"nominal\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" "
-          "stroke-dasharray=\"3,3\"/>\n",
-          X(nominal), f.top, y0);
-    // Kernels of the same traffic stand on one x, and one as fast as another
-    // lands on it: the student's is a ring drawn last, around the dot it may
-    // cover, so both stay visible.
-    std::string marks;
-    bool above_dram = false;
-    for (std::size_t i = 0; i < c.points.size(); ++i) {
-      const auto& p = c.points[i];
-      const double g = c.flops / (p.ms * 1e6);
-      const double x = c.intensity(p);
-      above_dram = above_dram || (c.peak_dram_gbs > 0 && g > x * c.peak_dram_gbs);
-      const char* color = kColors[std::min<std::size_t>(i, 6)];
-      const std::string paint =
-          p.student ? fmt::format("r=\"8\" fill=\"none\" stroke=\"{}\" stroke-width=\"3\"", color)
-                    : fmt::format("r=\"5\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.5\"", color);
-      const std::string where = measured ? fmt::format(" at {:.2f} FLOP/B", x) : "";
-      marks = fmt::format(
-                  "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" {}><title>{}: {:.0f} "
-                  "GFLOP/s{}</title></circle>\n",
-                  p.student ? " student" : "", X(x), Y(g), paint, html_escape(p.label), g, where) +
-              marks;
-      std::string share;
-      if (c.peak_fp32_gflops > 0) share = ", " + percent(100 * g / c.peak_fp32_gflops) + " of the FP32 peak";
-      const std::string dot = p.student ? fmt::format("border:3px solid {};width:6px;height:6px", color)
-                                        : fmt::format("background:{}", color);
-      legend +=
-          fmt::format("<li><span class=\"dot\" style=\"{}\"></span>{}: {:.0f} GFLOP/s{} ({:.3f} ms{})</li>",
-                      dot, html_escape(p.label), g, where, p.ms, share);
-    }
-    svg += marks;
-    if (!measured)
-      caption = (c.traffic_note.empty()
-                     ? std::string(kTrafficNotMeasured) + "this grade holds no count of each kernel's traffic"
-                     : c.traffic_note) +
-                "; every kernel stands at the lab's nominal intensity, the dashed line.";
-    else if (above_dram)
-      caption =
-          "A kernel above the DRAM slope got part of the traffic it requested from the caches (L1, L2): the "
-          "sectors counted are those it asked for, not those DRAM delivered.";
-  } else {
-    // Only data moved, or too little work per byte for the FP32 roof to
-    // matter (a transpose, a vector add): achieved GB/s as bars against the
-    // DRAM peak, a line.
-    double vmax = c.peak_dram_gbs;
-    for (const auto& p : c.points) vmax = std::max(vmax, c.bytes / (p.ms * 1e6));
-    vmax *= 1.08;
-    const double bar_h = std::min(28.0, f.plot_h() / static_cast<double>(c.points.size()) - 6);
-    const auto X = [&](double v) { return x0 + f.plot_w() * v / vmax; };
-    const double step = std::pow(10, std::floor(std::log10(vmax / 2)));
-    for (double t = 0; t <= vmax; t += step)
-      svg += fmt::format(
-          "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" "
-          "y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
-          X(t), f.top, y0, y0 + 16, tick_label(t));
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" "
+        "y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
+        r.X(t), f.top, r.y0, r.y0 + 16, tick_label(t));
+  for (double t = r.ymin; t <= r.ymax * 1.0001; t *= 10)
     svg += fmt::format(
-        "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">GB/s of DRAM traffic</text>\n",
-        x0 + f.plot_w() / 2, f.height - 8);
-    for (std::size_t i = 0; i < c.points.size(); ++i) {
-      const auto& p = c.points[i];
-      const double v = c.bytes / (p.ms * 1e6);
-      const double y = f.top + 6 + i * (bar_h + 6);
-      const char* color = kColors[std::min<std::size_t>(i, 6)];
-      const double lines = static_cast<double>(labels[i].size());
-      svg += fmt::format(
-                 "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
-                 "fill=\"{}\"><title>{}: {:.0f} GB/s</title></rect>\n",
-                 p.student ? " student" : "", X(0), y, X(v) - X(0), bar_h, color, html_escape(p.label), v) +
-             svg_lines(labels[i], X(0) - 6, y + bar_h / 2 + 4 - (lines - 1) * 6, 12,
-                       "class=\"label\" font-size=\"11\" text-anchor=\"end\"");
-      std::string share;
-      if (c.peak_dram_gbs > 0) share = ", " + percent(100 * v / c.peak_dram_gbs) + " of the DRAM peak";
-      legend += fmt::format(
-          "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GB/s ({:.3f} ms{})</li>", color,
-          html_escape(p.label), v, p.ms, share);
-    }
-    if (c.peak_dram_gbs > 0)
-      svg += fmt::format(
-          "<line class=\"roof\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#333\" "
-          "stroke-width=\"2\" stroke-dasharray=\"6,3\"/><text x=\"{3:.1f}\" y=\"{4}\" font-size=\"11\" "
-          "text-anchor=\"end\">DRAM peak {5:.0f} GB/s</text>\n",
-          X(c.peak_dram_gbs), f.top, y0, X(c.peak_dram_gbs) - 4, y0 - 6, c.peak_dram_gbs);
-  }
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/><text x=\"{3}\" "
+        "y=\"{4:.1f}\" "
+        "font-size=\"11\" text-anchor=\"end\">{5}</text>\n",
+        r.x0, r.Y(t), r.x0 + f.plot_w(), r.x0 - 6, r.Y(t) + 4, tick_label(t));
+  svg += svg_lines(x_title, r.x0 + f.plot_w() / 2, r.y0 + 32, 15,
+                   "class=\"axis x\" font-size=\"12\" text-anchor=\"middle\"");
   svg += fmt::format(
-      "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n</svg>\n", x0,
-      f.top, f.plot_w(), f.plot_h());
-  return "<figure>" + svg + "<figcaption><ul class=\"legend\">" + legend + "</ul>" +
-         (caption.empty() ? "" : "<p class=\"note traffic\">" + html_escape(caption) + "</p>") +
+      "<text class=\"axis y\" x=\"14\" y=\"{0}\" font-size=\"12\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 14 {0})\">GFLOP/s (timed on the GPU)</text>\n",
+      f.top + f.plot_h() / 2);
+  return svg;
+}
+
+// The DRAM slope and the FP32 roof where both peaks are known, each
+// labelled; where the traffic was not counted, the dashed line of the lab's
+// nominal intensity every kernel stands on.
+std::string roofline_ceilings(const SpeedChart& c, const Roofline& r) {
+  std::string svg;
+  if (c.peak_dram_gbs > 0 && c.peak_fp32_gflops > 0) {
+    svg += fmt::format(
+        "<polyline class=\"roof\" fill=\"none\" stroke=\"#333\" stroke-width=\"2\" points=\"{:.1f},{:.1f} "
+        "{:.1f},{:.1f} {:.1f},{:.1f}\"/>\n",
+        r.X(r.xmin), r.Y(r.xmin * c.peak_dram_gbs), r.X(r.ridge), r.Y(c.peak_fp32_gflops), r.X(r.xmax),
+        r.Y(c.peak_fp32_gflops));
+    // The slope's label under its start: the slope rises away from it.
+    svg += fmt::format(
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\">DRAM {:.0f} GB/s</text>\n<text "
+        "x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\" fill=\"#333\" text-anchor=\"end\">FP32 peak {:.0f} "
+        "GFLOP/s</text>\n",
+        r.X(r.xmin) + 6, std::min(r.Y(r.xmin * c.peak_dram_gbs) + 14, r.y0 - 4), c.peak_dram_gbs,
+        r.X(r.xmax) - 4, r.Y(c.peak_fp32_gflops) - 6, c.peak_fp32_gflops);
+  }
+  if (!c.traffic_measured())
+    svg += fmt::format(
+        "<line class=\"nominal\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#999\" "
+        "stroke-dasharray=\"3,3\"/>\n",
+        r.X(r.nominal), r.f.top, r.y0);
+  return svg;
+}
+
+// " at 3.76 FLOP/B" where each kernel stands at its own counted traffic.
+std::string where_of(const SpeedChart& c, const ChartPoint& p) {
+  return c.traffic_measured() ? fmt::format(" at {:.2f} FLOP/B", c.intensity(p)) : "";
+}
+
+// Each kernel at its intensity and GFLOP/s. Kernels of the same traffic
+// stand on one x, and one as fast as another lands on it: the student's is
+// a ring drawn last, around the dot it may cover, so both stay visible.
+std::string roofline_points(const SpeedChart& c, const Roofline& r) {
+  std::string marks;
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    const auto& p = c.points[i];
+    const double g = gflops_of(c, p);
+    const char* color = color_of(i);
+    const std::string paint =
+        p.student ? fmt::format("r=\"8\" fill=\"none\" stroke=\"{}\" stroke-width=\"3\"", color)
+                  : fmt::format("r=\"5\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.5\"", color);
+    marks = fmt::format(
+                "<circle class=\"point{}\" cx=\"{:.1f}\" cy=\"{:.1f}\" {}><title>{}: {:.0f} "
+                "GFLOP/s{}</title></circle>\n",
+                p.student ? " student" : "", r.X(c.intensity(p)), r.Y(g), paint, html_escape(p.label), g,
+                where_of(c, p)) +
+            marks;
+  }
+  return marks;
+}
+
+// The roofline's legend: each kernel's GFLOP/s, where it stands, its time
+// and its share of the FP32 peak; the student's dot a ring, as on the chart.
+std::string roofline_legend(const SpeedChart& c) {
+  std::string legend;
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    const auto& p = c.points[i];
+    const double g = gflops_of(c, p);
+    const char* color = color_of(i);
+    std::string share;
+    if (c.peak_fp32_gflops > 0) share = ", " + percent(100 * g / c.peak_fp32_gflops) + " of the FP32 peak";
+    const std::string dot = p.student ? fmt::format("border:3px solid {};width:6px;height:6px", color)
+                                      : fmt::format("background:{}", color);
+    legend +=
+        fmt::format("<li><span class=\"dot\" style=\"{}\"></span>{}: {:.0f} GFLOP/s{} ({:.3f} ms{})</li>",
+                    dot, html_escape(p.label), g, where_of(c, p), p.ms, share);
+  }
+  return legend;
+}
+
+// Why the kernels stand where they do, where a reader could wonder: all on
+// the nominal line (the traffic not counted), or one above the DRAM slope.
+std::string roofline_caption(const SpeedChart& c) {
+  if (!c.traffic_measured())
+    return (c.traffic_note.empty()
+                ? std::string(kTrafficNotMeasured) + "this grade holds no count of each kernel's traffic"
+                : c.traffic_note) +
+           "; every kernel stands at the lab's nominal intensity, the dashed line.";
+  bool above_dram = false;
+  for (const auto& p : c.points)
+    above_dram = above_dram || (c.peak_dram_gbs > 0 && gflops_of(c, p) > c.intensity(p) * c.peak_dram_gbs);
+  if (above_dram)
+    return "A kernel above the DRAM slope got part of the traffic it requested from the caches (L1, L2): the "
+           "sectors counted are those it asked for, not those DRAM delivered.";
+  return {};
+}
+
+// Each kernel stands at the traffic it requested where that was counted
+// (traffic.h): a tiled kernel, which reads each element from global memory
+// once per tile instead of once per use, stands right of a naive one. Where
+// it was not, every kernel stands at the lab's nominal intensity, one dashed
+// line, and the caption says why.
+ChartParts roofline_parts(const SpeedChart& c, const Frame& f, const std::vector<std::string>& x_title) {
+  const Roofline r = roofline_scale(c, f);
+  return {roofline_axes(r, x_title) + roofline_ceilings(c, r) + roofline_points(c, r), roofline_legend(c),
+          roofline_caption(c)};
+}
+
+// Bandwidth: achieved GB/s from 0, a little past the fastest kernel or the
+// DRAM peak.
+struct Bandwidth {
+  Frame f;
+  double x0 = 0, y0 = 0;  // the plot's bottom left
+  double vmax = 0;
+  double bar_h = 0;  // a bar's height; 6 between bars
+  double X(double v) const { return x0 + f.plot_w() * v / vmax; }
+  double bar_y(std::size_t i) const { return f.top + 6 + i * (bar_h + 6); }
+};
+
+Bandwidth bandwidth_scale(const SpeedChart& c, const Frame& f) {
+  Bandwidth b;
+  b.f = f;
+  b.x0 = f.left, b.y0 = f.top + f.plot_h();
+  b.vmax = c.peak_dram_gbs;
+  for (const auto& p : c.points) b.vmax = std::max(b.vmax, gbs_of(c, p));
+  b.vmax *= 1.08;
+  b.bar_h = std::min(28.0, f.plot_h() / static_cast<double>(c.points.size()) - 6);
+  return b;
+}
+
+// A grid line and tick a round step apart, and the axis's title.
+std::string bandwidth_axes(const Bandwidth& b) {
+  std::string svg;
+  const double step = std::pow(10, std::floor(std::log10(b.vmax / 2)));
+  for (double t = 0; t <= b.vmax; t += step)
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/><text x=\"{0:.1f}\" "
+        "y=\"{3}\" font-size=\"11\" text-anchor=\"middle\">{4}</text>\n",
+        b.X(t), b.f.top, b.y0, b.y0 + 16, tick_label(t));
+  svg += fmt::format(
+      "<text x=\"{}\" y=\"{}\" font-size=\"12\" text-anchor=\"middle\">GB/s of DRAM traffic</text>\n",
+      b.x0 + b.f.plot_w() / 2, b.f.height - 8);
+  return svg;
+}
+
+// A bar per kernel, the student's first, each with its label left of it.
+std::string bandwidth_bars(const SpeedChart& c, const Bandwidth& b,
+                           const std::vector<std::vector<std::string>>& labels) {
+  std::string svg;
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    const auto& p = c.points[i];
+    const double v = gbs_of(c, p);
+    const double y = b.bar_y(i);
+    const double lines = static_cast<double>(labels[i].size());
+    svg += fmt::format(
+               "<rect class=\"bar{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" "
+               "fill=\"{}\"><title>{}: {:.0f} GB/s</title></rect>\n",
+               p.student ? " student" : "", b.X(0), y, b.X(v) - b.X(0), b.bar_h, color_of(i),
+               html_escape(p.label), v) +
+           svg_lines(labels[i], b.X(0) - 6, y + b.bar_h / 2 + 4 - (lines - 1) * 6, 12,
+                     "class=\"label\" font-size=\"11\" text-anchor=\"end\"");
+  }
+  return svg;
+}
+
+// The DRAM peak as a dashed line across the bars, labelled.
+std::string bandwidth_ceiling(const SpeedChart& c, const Bandwidth& b) {
+  if (!(c.peak_dram_gbs > 0)) return {};
+  return fmt::format(
+      "<line class=\"roof\" x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#333\" "
+      "stroke-width=\"2\" stroke-dasharray=\"6,3\"/><text x=\"{3:.1f}\" y=\"{4}\" font-size=\"11\" "
+      "text-anchor=\"end\">DRAM peak {5:.0f} GB/s</text>\n",
+      b.X(c.peak_dram_gbs), b.f.top, b.y0, b.X(c.peak_dram_gbs) - 4, b.y0 - 6, c.peak_dram_gbs);
+}
+
+// The bandwidth chart's legend: each kernel's GB/s, its time and its share
+// of the DRAM peak.
+std::string bandwidth_legend(const SpeedChart& c) {
+  std::string legend;
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    const auto& p = c.points[i];
+    const double v = gbs_of(c, p);
+    std::string share;
+    if (c.peak_dram_gbs > 0) share = ", " + percent(100 * v / c.peak_dram_gbs) + " of the DRAM peak";
+    legend += fmt::format(
+        "<li><span class=\"dot\" style=\"background:{}\"></span>{}: {:.0f} GB/s ({:.3f} ms{})</li>",
+        color_of(i), html_escape(p.label), v, p.ms, share);
+  }
+  return legend;
+}
+
+// Only data moved, or too little work per byte for the FP32 roof to matter
+// (a transpose, a vector add): achieved GB/s as bars against the DRAM peak,
+// a line.
+ChartParts bandwidth_parts(const SpeedChart& c, const Frame& f,
+                           const std::vector<std::vector<std::string>>& labels) {
+  const Bandwidth b = bandwidth_scale(c, f);
+  return {bandwidth_axes(b) + bandwidth_bars(c, b, labels) + bandwidth_ceiling(c, b), bandwidth_legend(c),
+          ""};
+}
+
+}  // namespace
+
+std::string speed_chart_svg(const SpeedChart& c, const std::string& title) {
+  if (c.points.empty() || !(c.bytes > 0)) return {};
+  Frame f;
+  // The labels and the axis title first: the frame makes room for them.
+  const bool bars = c.memory_bound();
+  const std::vector<std::vector<std::string>> labels =
+      bars ? bar_labels(c, f) : std::vector<std::vector<std::string>>{};
+  const std::vector<std::string> x_title = bars ? std::vector<std::string>{} : roofline_x_title(c, f);
+  std::string svg = svg_open(f, title);
+  const ChartParts parts = bars ? bandwidth_parts(c, f, labels) : roofline_parts(c, f, x_title);
+  svg += parts.svg +
+         fmt::format(
+             "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#999\"/>\n</svg>\n",
+             f.left, f.top, f.plot_w(), f.plot_h());
+  return "<figure>" + svg + "<figcaption><ul class=\"legend\">" + parts.legend + "</ul>" +
+         (parts.caption.empty() ? "" : "<p class=\"note traffic\">" + html_escape(parts.caption) + "</p>") +
          "</figcaption></figure>\n";
 }
 
@@ -451,6 +611,25 @@ std::string page(const std::string& title, const std::string& body) {
 
 namespace {
 
+// A check's messages as the page shows them, a line at a time: its words
+// with their code spans (inline_code_html), a line quoted from the test's
+// output ("| ") as the test wrote it.
+std::string messages_html(const std::vector<std::string>& messages) {
+  std::string out;
+  for (const auto& m : messages) {
+    std::size_t at = 0;
+    while (at <= m.size()) {
+      std::size_t eol = m.find('\n', at);
+      if (eol == std::string::npos) eol = m.size();
+      const std::string line = m.substr(at, eol - at);
+      const std::size_t start = std::min(line.find_first_not_of(' '), line.size());
+      out += (line.compare(start, 2, "| ") == 0 ? html_escape(line) : inline_code_html(line)) + "\n";
+      at = eol + 1;
+    }
+  }
+  return out;
+}
+
 // One check's section of report.html. A check that did not pass opens with
 // its diagnosis in a block of its own, in the page's font, before any
 // number: what a student should read first. Then a speed check's gauge and
@@ -473,13 +652,11 @@ std::string check_section(const std::string& lab_id, const GradedCheck& check, c
                                 : "";
   const std::string gauge = speed_gauge_svg(spec.id, check.score);
   if (passed) {
-    std::string rest;
-    for (const auto& m : messages) rest += m + "\n";
+    const std::string rest = messages_html(messages);
     out += gauge;
     if (!rest.empty() || !chart.empty())
       out += "<details><summary>details</summary>\n" +
-             (rest.empty() ? std::string() : "<pre>" + html_escape(rest) + "</pre>\n") + chart +
-             "</details>\n";
+             (rest.empty() ? std::string() : "<pre>" + rest + "</pre>\n") + chart + "</details>\n";
     return out + "</section>\n";
   }
   const std::string diagnosis = check_diagnosis(check);
@@ -491,12 +668,11 @@ std::string check_section(const std::string& lab_id, const GradedCheck& check, c
       messages.erase(messages.begin());
     else
       messages.front().erase(0, eol + 1);
-    out += "<div class=\"diagnosis\">" + html_escape(diagnosis) + "</div>\n";
+    out += "<div class=\"diagnosis\">" + inline_code_html(diagnosis) + "</div>\n";
   }
   out += gauge + chart;
-  std::string rest;
-  for (const auto& m : messages) rest += m + "\n";
-  if (!rest.empty()) out += "<pre class=\"evidence\">" + html_escape(rest) + "</pre>\n";
+  const std::string rest = messages_html(messages);
+  if (!rest.empty()) out += "<pre class=\"evidence\">" + rest + "</pre>\n";
   return out + "</section>\n";
 }
 
@@ -585,11 +761,11 @@ std::string class_tables(const ClassView& v) {
       return fmt::format(
           "<div class=\"diag\"><span class=\"sharebar\" style=\"width:{:.0f}px\"></span>{:.0f}% of the class "
           "({} of {}): <b>{}</b> <code class=\"cause\">{}</code><div class=\"who\">{}</div>{}</div>",
-          std::max(2.0, 80 * share), 100 * share, d.count, c.of, html_escape(d.text), html_escape(d.cause),
-          fmt::join(links, ", "),
-          !d.example.empty()
-              ? "<details><summary>as one of them reads</summary>" + html_escape(d.example) + "</details>"
-              : "");
+          std::max(2.0, 80 * share), 100 * share, d.count, c.of, inline_code_html(d.text),
+          html_escape(d.cause), fmt::join(links, ", "),
+          !d.example.empty() ? "<details><summary>as one of them reads</summary>" +
+                                   inline_code_html(d.example) + "</details>"
+                             : "");
     };
     std::string diagnoses;
     for (std::size_t i = 0; i < c.diagnoses.size() && i < 3; ++i) diagnoses += cause(c.diagnoses[i]);

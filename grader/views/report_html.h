@@ -26,6 +26,13 @@ namespace cudalab {
 // &, <, >, " and ' as entities: student text (compiler output, names) is shown, never run.
 std::string html_escape(const std::string& s);
 
+// `text` escaped as html_escape does, each span between two backticks of one
+// line a <code>: the labs' words (lab.toml's diagnoses and explanations, the
+// causes) mark code as Markdown does, and the page shows it as code. A
+// backtick without a partner on its line, or two together, stays as it is.
+// The plain-text views keep the backticks.
+std::string inline_code_html(const std::string& text);
+
 // The chart as inline SVG ("" without points).
 std::string speed_chart_svg(const SpeedChart& c, const std::string& title);
 

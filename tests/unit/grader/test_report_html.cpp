@@ -11,6 +11,7 @@
 #include "judged_for_tests.h"
 #include "run/traffic.h"
 #include "testbed.h"
+#include "views/report.h"
 #include "views/report_html.h"
 
 using namespace cudalab;
@@ -480,4 +481,40 @@ TEST_CASE(
   t.flops = 4194304, t.bytes = 1114112;
   record_traffic({{"student", t}}, half);
   CHECK_FALSE(speed_chart(half).traffic_measured());
+}
+
+TEST_CASE("report.html shows a check's words in backticks as code, escaped, an unpaired backtick kept",
+          "[unit][report-html]") {
+  const LabSpec spec = testbed::tiled_lab();
+  const GradedCheck square = testbed::graded_check(spec.checks[0], Verdict::pass);
+  const std::string html = report_of(square, 0.43, {"add a `__syncthreads()` after the load"});
+  CHECK(html.find("<div class=\"diagnosis\">add a <code>__syncthreads()</code> after the load</div>") !=
+        std::string::npos);
+  CHECK(html.find('`') == std::string::npos);
+  // The other failures below it too: the span's text escaped; a backtick
+  // without a partner on its line, and the test's output, as written.
+  GradedCheck quoted = square;
+  quoted.result.output = "expected `4` got `5`\n";
+  const std::string more = report_of(
+      quoted, 0.43,
+      {"add a `__syncthreads()` after the load", "loop while `a < b`, not `a <= b`", "a stray ` stays"});
+  CHECK(more.find("loop while <code>a &lt; b</code>, not <code>a &lt;= b</code>") != std::string::npos);
+  CHECK(more.find("a stray ` stays") != std::string::npos);
+  CHECK(more.find("| expected `4` got `5`") != std::string::npos);
+  CHECK(more.find("<code>4</code>") == std::string::npos);
+  CHECK(inline_code_html("`a < b` then `b") == "<code>a &lt; b</code> then `b");
+  CHECK(inline_code_html("`a\nb`") == "`a\nb`");  // a span never crosses a line
+  CHECK(inline_code_html("an empty `` pair") == "an empty `` pair");
+  // The class view's causes and diagnoses, as one of them reads.
+  BatchView batch = testbed::class_batch();
+  batch.entries[1].grade->labs[0].checks[0].result.failures[1] = "Diagnosis: test `i < n` before the store";
+  CHECK(batch_html(batch).find("Diagnosis: test <code>i &lt; n</code> before the store") !=
+        std::string::npos);
+  // report.txt keeps the backticks.
+  GradedLab lab;
+  lab.id = "03_tiling", lab.title = spec.title;
+  lab.checks = {
+      testbed::graded_check(spec.checks[1], Verdict::fail, {"add a `__syncthreads()` after the load"})};
+  CHECK(graded_lab_text(Style::for_file(), lab).find("add a `__syncthreads()` after the load") !=
+        std::string::npos);
 }
