@@ -191,67 +191,73 @@ int grade_one(const GradeCommand::Args& a, Grader& grader, const Style& style) {
   return g.gpu || (g.cpu_mode && !g.provisional) ? kOk : kNoGpu;
 }
 
-// --batch: every folder or archive in the batch folder, one after another;
-// with --from, every hand-in of the platform's export (intake.h), graded
-// with who handed it in and when, the assignment's late rule applied, and
-// the platform's gradebook and a feedback file per student written beside
-// grades.csv.
-int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& course,
-                 const std::vector<LabSpec>& labs) {
-  const fs::path out = a.out.empty() ? kSourceRoot / "results" / "batch" : fs::path(a.out);
+// A batch's submissions: each one's files and id, in the order they are
+// graded, and with --from the platform's export they came from.
+struct BatchInput {
   std::vector<fs::path> entries;
   std::vector<std::string> ids;
   std::optional<Intake> intake;
-  std::error_code ec;
+};
+
+// Every folder or archive in the batch folder, sorted; with --from, every
+// hand-in of the platform's export (intake.h). Nothing where the folder or
+// the export cannot be read (said on stderr).
+std::optional<BatchInput> read_batch(const GradeCommand::Args& a, const fs::path& out) {
+  BatchInput in;
   if (!a.from.empty()) {
     try {
       // PrairieLearn's flat files are staged in folders under the batch's output.
-      intake = read_export(*parse_platform(a.from), a.batch, out / "staged");
+      in.intake = read_export(*parse_platform(a.from), a.batch, out / "staged");
     } catch (const IntakeError& e) {
       fmt::print(stderr, "cudalab: {}\nNothing was graded.\n", e.what());
-      return kUsage;
+      return std::nullopt;
     }
-    for (const auto& w : intake->warnings) fmt::print(stderr, "cudalab: {}\n", w);
-    for (const auto& h : intake->handins) {
-      entries.push_back(h.files);
-      ids.push_back(h.key);
+    for (const auto& w : in.intake->warnings) fmt::print(stderr, "cudalab: {}\n", w);
+    for (const auto& h : in.intake->handins) {
+      in.entries.push_back(h.files);
+      in.ids.push_back(h.key);
     }
-  } else {
-    for (const auto& e : fs::directory_iterator(a.batch, ec))
-      if (e.is_directory() || (e.is_regular_file() && is_archive(e.path()))) entries.push_back(e.path());
-    if (ec) {
-      fmt::print(stderr, "cudalab: cannot read {}: {}\n", a.batch, ec.message());
-      return kUsage;
-    }
-    std::sort(entries.begin(), entries.end());
-    for (const auto& e : entries) ids.push_back(submission_id(e));
+    return in;
   }
-  if (a.slurm) return submit_to_slurm(a, entries.size(), out);
-  Shard shard;
-  if (!a.shard.empty()) {
-    std::string error;
-    if (!parse_shard(a.shard, shard, error)) {
-      fmt::print(stderr, "cudalab: {}\n", error);
-      return kUsage;
-    }
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(a.batch, ec))
+    if (e.is_directory() || (e.is_regular_file() && is_archive(e.path()))) in.entries.push_back(e.path());
+  if (ec) {
+    fmt::print(stderr, "cudalab: cannot read {}: {}\n", a.batch, ec.message());
+    return std::nullopt;
   }
-  const auto [first, last] = shard_range(entries.size(), shard);
-  BatchView batch;
+  std::sort(in.entries.begin(), in.entries.end());
+  for (const auto& e : in.entries) in.ids.push_back(submission_id(e));
+  return in;
+}
+
+// What a batch run does with its submissions: those it grades (indices
+// into the batch), and with --collect those that have no results yet.
+struct BatchPlan {
+  std::vector<std::size_t> todo;
+  std::vector<std::string> not_graded;  // --collect: submissions without results yet
+};
+
+// The batch's view, a row per submission, each with the grade.json it has
+// from before where that is readable and this assignment's, and what is
+// left to grade: this shard's submissions without one, or all with --force.
+BatchPlan plan_batch(const GradeCommand::Args& a, const CourseSpec& course, const std::vector<LabSpec>& labs,
+                     const BatchInput& in, const fs::path& out, std::pair<std::size_t, std::size_t> range,
+                     BatchView& batch) {
   for (const auto& l : labs) {
     batch.lab_ids.push_back(l.id);
     batch.lab_max.push_back(course.weight(l.id) * l.total_points());
   }
-  batch.entries.resize(entries.size());
+  batch.entries.resize(in.entries.size());
   // Resume: a submission with a readable grade.json keeps it.
-  std::vector<std::size_t> todo;
-  std::vector<std::string> not_graded;  // --collect: submissions without results yet
-  for (std::size_t i = 0; i < entries.size(); ++i) {
+  BatchPlan plan;
+  for (std::size_t i = 0; i < in.entries.size(); ++i) {
     BatchEntry& entry = batch.entries[i];
-    entry.id = ids[i];
+    entry.id = in.ids[i];
     // A hand-in the export lists but without files (a missing folder, a
     // repository not cloned): a row of 0 with the reason, nothing to grade.
-    if (intake && !intake->handins[i].problem.empty()) {
-      entry.problem = intake->handins[i].problem;
+    if (in.intake && !in.intake->handins[i].problem.empty()) {
+      entry.problem = in.intake->handins[i].problem;
       continue;
     }
     const fs::path file = out / entry.id / "grade.json";
@@ -272,22 +278,132 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
       }
     }
     if (a.collect) {
-      if (!entry.grade) not_graded.push_back(entry.id);
+      if (!entry.grade) plan.not_graded.push_back(entry.id);
       continue;
     }
-    if (i < first || i >= last) continue;  // another shard's
+    if (i < range.first || i >= range.second) continue;  // another shard's
     if (!a.force && entry.grade) {
-      fmt::print("[{}/{}] {}: graded before, skipped (--force grades it again)\n", i + 1, entries.size(),
+      fmt::print("[{}/{}] {}: graded before, skipped (--force grades it again)\n", i + 1, in.entries.size(),
                  entry.id);
     } else {
       entry.grade.reset();
-      todo.push_back(i);
+      plan.todo.push_back(i);
     }
   }
+  return plan;
+}
+
+// With --from: who handed it in and when, as the platform recorded it; the
+// late rule only ever from that time, an input of the score.
+void apply_handin(const CourseSpec& course, const HandIn& handin, const std::string& id, SubmissionGrade& g) {
+  g.submission = handin.record;
+  if (const Assignment* as = course.find_assignment(course.assignment)) {
+    try {
+      g.late = late_penalty(*as, *g.submission);
+    } catch (const ManifestError& e) {
+      g.notes.push_back(fmt::format("late rule not applied: {}", e.what()));
+      fmt::print(stderr, "cudalab: {}: late rule not applied: {}\n", id, e.what());
+    }
+  }
+  score_submission(g);
+}
+
+// The plan's submissions graded, each one's grade.json written and its line
+// printed as it finishes, then the batch's time; whether any was graded on a
+// GPU (or in the CPU mode the course chose).
+bool grade_planned(Grader& grader, const CourseSpec& course, const BatchInput& in,
+                   const std::vector<std::size_t>& todo, const std::vector<std::string>& gpus, int slot_base,
+                   const fs::path& out, BatchView& batch) {
+  bool any_gpu = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t finished = 0;
+  const std::vector<BatchWorkerTime> times = grade_batch(
+      grader, todo.size(), gpus, slot_base,
+      [&](std::size_t k, int slot) {
+        const std::size_t i = todo[k];
+        return grader.stage(in.entries[i], in.ids[i], slot);
+      },
+      [&](std::size_t k, SubmissionGrade* g, const std::string& error) {
+        const std::size_t i = todo[k];
+        const std::string& id = in.ids[i];
+        ++finished;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const std::string eta =
+            finished < todo.size()
+                ? fmt::format(", ETA {:.0f} s", elapsed / finished * (todo.size() - finished))
+                : "";
+        if (!g) {
+          fmt::print(stderr, "[{}/{}] {}: internal error: {}\n", i + 1, in.entries.size(), id, error);
+          batch.entries[i].problem = "error";
+          return;  // a failing submission never stops the batch
+        }
+        any_gpu |= g->gpu || (g->cpu_mode && !g->provisional);
+        if (in.intake) apply_handin(course, in.intake->handins[i], id, *g);
+        GradeDocument doc = grade_document(*g, CUDALAB_VERSION);
+        std::string late;
+        if (doc.late && doc.late->days > 0)
+          late = fmt::format(", {} late: {:.2f} before",
+                             doc.late->days == 1 ? "a day" : fmt::format("{} days", doc.late->days),
+                             doc.late->score_before);
+        write_grade_document(doc, out / id);
+        batch.entries[i].grade = doc;
+        fmt::print("[{}/{}] {}: {:.2f} / {:g}{} ({:.0f} s{})\n", i + 1, in.entries.size(), id, doc.score,
+                   doc.max_score, late, g->seconds, eta);
+        std::fflush(stdout);
+      });
+  if (!todo.empty())
+    fmt::print("\n{}",
+               describe_batch_time(
+                   times, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  return any_gpu;
+}
+
+// The batch's views (grades.csv, index.html, class.csv) and, with --from,
+// the platform's gradebook and a feedback file per student, each said where.
+void write_batch(const CourseSpec& course, const std::vector<LabSpec>& labs, const BatchInput& in,
+                 const BatchView& batch, const fs::path& out) {
+  write_batch_views(batch, out);
+  fmt::print("\n{} submissions; gradebook: {}; pages: {}; class view: {}\n", in.entries.size(),
+             (out / "grades.csv").string(), (out / "index.html").string(), (out / "class.csv").string());
+  if (!in.intake) return;
+  Gradebook book;
+  book.platform = in.intake->platform;
+  book.assignment = course.assignment;
+  book.handins = &in.intake->handins;
+  book.batch = &batch;
+  for (const auto& l : labs)
+    for (const auto& f : l.student_files) book.lab_of_file[fs::path(f).filename().string()] = l.id;
+  write_gradebook(book, out);
+  fmt::print("{} gradebook: {}; feedback for each student: {}\n", platform_name(in.intake->platform),
+             (out / gradebook_file(in.intake->platform)).string(), (out / "feedback").string());
+}
+
+// --batch: every folder or archive in the batch folder, one after another;
+// with --from, every hand-in of the platform's export (intake.h), graded
+// with who handed it in and when, the assignment's late rule applied, and
+// the platform's gradebook and a feedback file per student written beside
+// grades.csv.
+int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& course,
+                 const std::vector<LabSpec>& labs) {
+  const fs::path out = a.out.empty() ? kSourceRoot / "results" / "batch" : fs::path(a.out);
+  const std::optional<BatchInput> in = read_batch(a, out);
+  if (!in) return kUsage;
+  if (a.slurm) return submit_to_slurm(a, in->entries.size(), out);
+  Shard shard;
+  if (!a.shard.empty()) {
+    std::string error;
+    if (!parse_shard(a.shard, shard, error)) {
+      fmt::print(stderr, "cudalab: {}\n", error);
+      return kUsage;
+    }
+  }
+  const auto [first, last] = shard_range(in->entries.size(), shard);
+  BatchView batch;
+  const BatchPlan plan = plan_batch(a, course, labs, *in, out, {first, last}, batch);
   // Several GPUs (--gpus): a submission per GPU at a time, each staging its
   // next in its own slot while its GPU runs the current one (grade_batch).
   std::vector<std::string> gpus;
-  if (!a.gpus.empty() && !todo.empty()) {
+  if (!a.gpus.empty() && !plan.todo.empty()) {
     const GpuProbe gpu = probe_gpu(/*build=*/true);
     std::string error;
     gpus = gpus_of(a.gpus, gpu, error);
@@ -297,93 +413,26 @@ int grade_folder(const GradeCommand::Args& a, Grader& grader, const CourseSpec& 
     }
     fmt::print("grading on {} GPU{} ({})\n", gpus.size(), gpus.size() == 1 ? "" : "s", fmt::join(gpus, ", "));
   }
-  bool any_gpu = false;
-  const auto t0 = std::chrono::steady_clock::now();
-  std::size_t finished = 0;
   // A shard (a Slurm task) builds in slots of its own: tasks on one shared
   // grading folder never build over each other (the reference's build and
   // evidence, made by --prepare and the first task, are only read after).
   const int slot_base =
       a.shard.empty() ? 0 : static_cast<int>(2 * shard.index * std::max<std::size_t>(1, gpus.size()));
-  const std::vector<BatchWorkerTime> times = grade_batch(
-      grader, todo.size(), gpus, slot_base,
-      [&](std::size_t k, int slot) {
-        const std::size_t i = todo[k];
-        return grader.stage(entries[i], ids[i], slot);
-      },
-      [&](std::size_t k, SubmissionGrade* g, const std::string& error) {
-        const std::size_t i = todo[k];
-        const std::string& id = ids[i];
-        ++finished;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const std::string eta =
-            finished < todo.size()
-                ? fmt::format(", ETA {:.0f} s", elapsed / finished * (todo.size() - finished))
-                : "";
-        if (!g) {
-          fmt::print(stderr, "[{}/{}] {}: internal error: {}\n", i + 1, entries.size(), id, error);
-          batch.entries[i].problem = "error";
-          return;  // a failing submission never stops the batch
-        }
-        any_gpu |= g->gpu || (g->cpu_mode && !g->provisional);
-        if (intake) {
-          // Who handed it in and when, as the platform recorded it; the late
-          // rule only ever from that time, an input of the score.
-          g->submission = intake->handins[i].record;
-          if (const Assignment* as = course.find_assignment(course.assignment)) {
-            try {
-              g->late = late_penalty(*as, *g->submission);
-            } catch (const ManifestError& e) {
-              g->notes.push_back(fmt::format("late rule not applied: {}", e.what()));
-              fmt::print(stderr, "cudalab: {}: late rule not applied: {}\n", id, e.what());
-            }
-          }
-          score_submission(*g);
-        }
-        GradeDocument doc = grade_document(*g, CUDALAB_VERSION);
-        std::string late;
-        if (doc.late && doc.late->days > 0)
-          late = fmt::format(", {} late: {:.2f} before",
-                             doc.late->days == 1 ? "a day" : fmt::format("{} days", doc.late->days),
-                             doc.late->score_before);
-        write_grade_document(doc, out / id);
-        batch.entries[i].grade = doc;
-        fmt::print("[{}/{}] {}: {:.2f} / {:g}{} ({:.0f} s{})\n", i + 1, entries.size(), id, doc.score,
-                   doc.max_score, late, g->seconds, eta);
-        std::fflush(stdout);
-      });
-  if (!todo.empty())
-    fmt::print("\n{}",
-               describe_batch_time(
-                   times, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()));
+  const bool any_gpu = grade_planned(grader, course, *in, plan.todo, gpus, slot_base, out, batch);
   if (!a.shard.empty()) {
     // A share of the batch: the gradebook is the collecting step's.
     fmt::print("\nshard {}/{}: submissions {} to {} of {}; the gradebook: {}\n", shard.index, shard.count,
-               first + 1, last, entries.size(), shell_line(collect_command(a, out)));
-    return !todo.empty() && !any_gpu ? kNoGpu : kOk;
+               first + 1, last, in->entries.size(), shell_line(collect_command(a, out)));
+    return !plan.todo.empty() && !any_gpu ? kNoGpu : kOk;
   }
-  write_batch_views(batch, out);
-  fmt::print("\n{} submissions; gradebook: {}; pages: {}; class view: {}\n", entries.size(),
-             (out / "grades.csv").string(), (out / "index.html").string(), (out / "class.csv").string());
-  if (intake) {
-    Gradebook book;
-    book.platform = intake->platform;
-    book.assignment = course.assignment;
-    book.handins = &intake->handins;
-    book.batch = &batch;
-    for (const auto& l : labs)
-      for (const auto& f : l.student_files) book.lab_of_file[fs::path(f).filename().string()] = l.id;
-    write_gradebook(book, out);
-    fmt::print("{} gradebook: {}; feedback for each student: {}\n", platform_name(intake->platform),
-               (out / gradebook_file(intake->platform)).string(), (out / "feedback").string());
-  }
+  write_batch(course, labs, *in, batch, out);
   print_distributions(batch, labs);
-  if (!not_graded.empty()) {
+  if (!plan.not_graded.empty()) {
     fmt::print(stderr, "cudalab: {} of {} submissions have no results yet (0 points in the gradebook): {}\n",
-               not_graded.size(), entries.size(), fmt::join(not_graded, ", "));
+               plan.not_graded.size(), in->entries.size(), fmt::join(plan.not_graded, ", "));
     return kFailed;
   }
-  return !todo.empty() && !any_gpu ? kNoGpu : kOk;
+  return !plan.todo.empty() && !any_gpu ? kNoGpu : kOk;
 }
 
 }  // namespace
