@@ -1,66 +1,25 @@
+// The leading diagnosis of a failing check (cudalab/diagnosis.h): diagnose()
+// tries its rules in order, and the first whose facts hold leads. A check of
+// one value has rules of its own (diagnosis_one_value.cpp); the facts are
+// collected in diagnosis_facts.cpp, and what the rules share is in
+// diagnosis_rules.h.
 #include "cudalab/diagnosis.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
-#include "cudalab/buffer.h"
+#include "diagnosis_rules.h"
 
-namespace cudalab::diagnosis {
+namespace cudalab::diagnosis::detail {
 
 namespace {
-
-struct State {
-  bool on = false, paused = false;
-  bool probed = false;         // accumulation_probed
-  bool samples_shown = false;  // an output's wrong elements listed once in this check
-  std::vector<ShapeFacts> shapes;
-};
-
-// One per thread: the grader judges several checks' evidence side by side,
-// each collecting its own facts (a shared state raced: the grader crashed
-// with SIGSEGV in a CPU-mode batch of the gallery). A test process collects
-// on its one thread (simt's threads are fibers on it).
-State& state() {
-  thread_local State s;
-  return s;
-}
-
-// "M=17 N=33 K=9" of "matmul_tiled(M=17 N=33 K=9)".
-std::string args_in(const std::string& label) {
-  const auto open = label.find('('), close = label.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close < open) return label;
-  return label.substr(open + 1, close - open - 1);
-}
-
-// The facts of the shape of `label`, added at the end the first time. By the
-// shape alone: the expected values of a large shape come from the reference
-// kernel, whose run labels the comparison that follows.
-ShapeFacts& shape(const std::string& label) {
-  auto& v = state().shapes;
-  for (auto& s : v)
-    if (args_in(s.label) == args_in(label)) return s;
-  ShapeFacts f;
-  f.label = label;
-  const auto open = label.find('(');
-  f.dims = parse_dims(open == std::string::npos ? label : label.substr(open + 1));
-  v.push_back(std::move(f));
-  return v.back();
-}
-
-// "M=17 N=33 K=9" for the student (the label's argument list).
-std::string args_of(const ShapeFacts& f) {
-  return args_in(f.label);
-}
-
-bool failed(const ShapeFacts& f) {
-  return f.launch_failed || !f.values_ok || !f.memory.empty();
-}
 
 bool multiple_of(const ShapeFacts& f, long long t) {
   for (const auto& [name, v] : f.dims)
@@ -68,19 +27,10 @@ bool multiple_of(const ShapeFacts& f, long long t) {
   return true;
 }
 
-std::string join_names(const std::vector<std::string>& names) {
-  if (names.empty()) return "";
-  if (names.size() == 1) return names[0];
-  std::string s;
-  for (std::size_t i = 0; i + 1 < names.size(); ++i) s += (i ? ", " : "") + names[i];
-  return s + " and " + names.back();
-}
-
 // The smallest tile t for which the shapes split exactly: every shape whose
 // dimensions are all multiples of t is right, every wrong one has a
 // dimension that is not. 0 if none does, or if no shape was a multiple.
-long long block_side(const ShapeFacts& f);
-
+//
 // The block's side where the shapes split by it: a check whose shapes split
 // by 8 as well (lab 03's memory check: right at 64^3, wrong at 17x33x9 and
 // 513x257x129) must not speak of multiples of 8 while the ragged check of the
@@ -130,31 +80,6 @@ std::vector<std::string> ragged_in_every_failure(const std::vector<ShapeFacts>& 
   return out;
 }
 
-// The lab the test binary checks and its mode (set_lab); the grader, which
-// judges evidence on several threads, never sets them.
-std::string g_lab_id;
-bool g_cpu_mode = false;
-Words g_lab_words;                  // the test process's lab (set_lab)
-thread_local const Words* g_words;  // the words of the diagnose() running on this thread
-
-// The fix for `cause` in the lab's words (lab.toml's [diagnosis]), else the
-// general words the lead was written with.
-// The lab's words begin as the general ones do: a capital after a full stop,
-// lower case after a colon.
-std::string fix(Cause cause, std::string general) {
-  if (g_words)
-    if (const auto it = g_words->find(cause); it != g_words->end() && !it->second.empty()) {
-      std::string words = it->second;
-      const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
-      if (!general.empty() && letter(general[0]) && letter(words[0]))
-        words[0] = std::isupper(static_cast<unsigned char>(general[0]))
-                       ? static_cast<char>(std::toupper(static_cast<unsigned char>(words[0])))
-                       : static_cast<char>(std::tolower(static_cast<unsigned char>(words[0])));
-      return words;
-    }
-  return general;
-}
-
 std::string race_lead(const ShapeFacts& f) {
   // Two counts, each said for what it is: the wrong elements are the first
   // run's against the reference, the changed ones the second run's against
@@ -178,11 +103,6 @@ std::string race_lead(const ShapeFacts& f) {
       racecheck_advice());
 }
 
-// What every failing shape's unwritten last rows or columns say, or "": one
-// row or column (or the last element) at each is an off-by-one in the
-// condition before the store; more, a grid that does not reach them.
-long long block_side(const ShapeFacts& f);
-
 // "grid (8, 2, 1), block (32, 8, 1)" of a launch as describe_launch says it
 // ("transpose_kernel<<<grid (8, 2, 1), block (32, 8, 1)>>>"); "" without one.
 std::string launch_config(const std::string& launch) {
@@ -192,6 +112,9 @@ std::string launch_config(const std::string& launch) {
              : launch.substr(from + 3, to - from - 3);
 }
 
+// What every failing shape's unwritten last rows or columns say, or "": one
+// row or column (or the last element) at each is an off-by-one in the
+// condition before the store; more, a grid that does not reach them.
 Lead unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
   bool one_each = true;
   for (const auto* f : bad) {
@@ -302,14 +225,6 @@ std::string outside_fact(const ShapeFacts& f) {
   // store at an index like C[blockIdx.x]": a one-value output's guess too.
   if (const auto cut = s.find("), which holds"); cut != std::string::npos) s.resize(cut + 1);
   return s;
-}
-
-// The first two right shapes, for "right on every shape where ... (these)".
-std::string right_examples(const std::vector<const ShapeFacts*>& good) {
-  std::vector<std::string> right;
-  for (const auto* g : good)
-    if (right.size() < 2) right.push_back(args_of(*g));
-  return join_names(right);
 }
 
 // Whole rows (or columns) never written between written ones, and nothing
@@ -446,15 +361,6 @@ std::vector<std::pair<std::string, std::string>> equal_dims_split(const std::vec
       if (exact && any_equal && any_differ) pairs.emplace_back(a, b);
     }
   return pairs;
-}
-
-// The largest side of the block of a shape's launch ("...block (16, 16,
-// 1)>>>"), 0 where no launch was seen.
-long long block_side(const ShapeFacts& f) {
-  const auto at = f.launch.rfind("block (");
-  if (at == std::string::npos) return 0;
-  long long x = 0, y = 0;
-  return std::sscanf(f.launch.c_str() + at, "block (%lld, %lld", &x, &y) == 2 ? std::max(x, y) : 0;
 }
 
 // The pairs of dimensions mixed up, where they explain the shapes better
@@ -616,491 +522,6 @@ std::string mixed_dims_lead(const std::vector<std::pair<std::string, std::string
   return s;
 }
 
-// --- One-value checks (a sum, a maximum): the output is a single value, and
-// the lead speaks of it, never of elements, rows or columns. What tells the
-// shapes apart is the value (how far off, by what), the launch's grid, and
-// whether a rerun gives the same.
-
-// Whether every shape the check compared had one output value.
-bool single_value_check(const std::vector<ShapeFacts>& facts) {
-  bool any = false;
-  for (const auto& f : facts) {
-    if (!f.compared) continue;
-    if (f.values != 1) return false;
-    any = true;
-  }
-  return any;
-}
-
-// "out = 12.5, expected 14.1" (or "out is never written") of a wrong value.
-std::string value_fact(const ShapeFacts& f) {
-  if (f.unwritten) return fmt::format("{} is never written (it holds the NaN it was filled with)", f.output);
-  return fmt::format("{} = {:.6g}, expected {:.6g}", f.output, f.got, f.expected);
-}
-
-// The blocks of a shape's launch (grid x * y * z); 0 where none was seen.
-long long grid_blocks(const ShapeFacts& f) {
-  const auto at = f.launch.rfind("grid (");
-  long long x = 0, y = 0, z = 0;
-  if (at == std::string::npos ||
-      std::sscanf(f.launch.c_str() + at, "grid (%lld, %lld, %lld", &x, &y, &z) != 3)
-    return 0;
-  return x * y * z;
-}
-
-// A value computed from a read past the end of an input: NaN (the guard
-// zones hold NaN, cudalab/buffer.h) that is not the output's fill nor CPU
-// mode's shared-memory fill, where the inputs hold none (or are not known to).
-bool read_nan(const ShapeFacts& f) {
-  return f.non_finite > 0 && f.shared_nan == 0 && f.inputs_nan != 1;
-}
-
-// "in", "A or B", "an input": what a read past the end read past.
-std::string inputs_or(const ShapeFacts& f) {
-  if (f.inputs.empty()) return "an input";
-  if (f.inputs.size() == 1) return f.inputs.front();
-  std::string s;
-  for (std::size_t i = 0; i + 1 < f.inputs.size(); ++i) s += (i ? ", " : "") + f.inputs[i];
-  return s + " or " + f.inputs.back();
-}
-
-// " though A and B hold none" where the inputs are known to hold no NaN.
-std::string though_inputs_hold_none(const ShapeFacts& f) {
-  if (f.inputs_nan != 0 || f.inputs.empty()) return "";
-  if (f.inputs.size() == 1) return fmt::format(" though {} holds none", f.inputs.front());
-  return fmt::format(" though {} hold none", join_names(f.inputs));
-}
-
-// Where the NaN came from, as its bits tell in CPU mode.
-std::string nan_evidence(const ShapeFacts& f) {
-  return f.guard_nan > 0 ? " (in CPU mode its bits are those of the NaN the checks put past the end of every "
-                           "buffer)"
-                         : " (the checks put NaN past the end of every buffer)";
-}
-
-// The shapes' first dimension ("n") split by a modulus m: right on every
-// shape where it is a multiple of m, wrong on every other. m is tried at the
-// block's size and at two and four times it (two or four loads per thread);
-// 0 where none splits them.
-long long dividing_length(const std::vector<ShapeFacts>& facts) {
-  long long side = 0;
-  for (const auto& f : facts) side = std::max(side, block_side(f));
-  if (side <= 1) return 0;
-  for (long long m : {side, 2 * side, 4 * side}) {
-    bool split = true, any_multiple = false, any_other = false;
-    for (const auto& f : facts) {
-      if (f.dims.empty() || f.launch_failed) return 0;
-      const bool multiple = f.dims.front().second % m == 0;
-      if (multiple == failed(f)) split = false;
-      (multiple ? any_multiple : any_other) = true;
-    }
-    if (split && any_multiple && any_other) return m;
-  }
-  return 0;
-}
-
-Lead single_value_lead(const std::vector<ShapeFacts>& facts, const std::vector<const ShapeFacts*>& bad,
-                       const std::vector<const ShapeFacts*>& good) {
-  // The example: the first failing shape whose value was compared wrong.
-  const ShapeFacts* wrong = nullptr;
-  for (const auto* f : bad)
-    if (!f->launch_failed && !f->values_ok) {
-      wrong = f;
-      break;
-    }
-  // ", nor at the 2 other failing shapes"
-  auto others = [&](const char* lead_in) {
-    return bad.size() > 1 ? fmt::format("{} the {} other failing size{}", lead_in, bad.size() - 1,
-                                        bad.size() > 2 ? "s" : "")
-                          : std::string();
-  };
-  auto all_wrong = [&](auto pred) {
-    for (const auto* f : bad)
-      if (f->launch_failed || f->values_ok || !pred(*f)) return false;
-    return true;
-  };
-
-  for (const auto* f : bad)
-    if (f->launch_failed) {
-      std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);
-      if (!f->launch_advice.empty()) s += ": " + f->launch_advice;
-      return {f->launch_cause, s};
-    }
-  // Right only when out starts at 0: added to, never set.
-  for (const auto* f : bad)
-    if (f->accumulates)
-      return {
-          Cause::accumulates,
-          fmt::format(
-              "{0} is right only when it starts at 0: at {1} {0} came back {2}, and the same launch with {0} "
-              "set "
-              "to 0 gives the right value. The kernel adds to what {0} held (atomicAdd(out, ...) or `{0} += "
-              "...`) and nothing sets it first; the checks fill {0} with NaN before a launch, as memory from "
-              "cudaMalloc may hold anything. {3}",
-              f->output, args_of(*f), f->unwritten ? "as it was (NaN plus anything is NaN)" : "NaN",
-              fix(Cause::accumulates,
-                  "Set it to 0 in a kernel launched before the one that adds to it (not with cudaMemset: the "
-                  "speed checks replay only your kernels)"))};
-  // Threads that skip a barrier the rest of their block reaches (CPU mode).
-  for (const auto* f : bad)
-    if (!f->barrier_skip.empty() && !f->values_ok)
-      return {
-          Cause::barrier_skipped,
-          fmt::format(
-              "a __syncthreads() that some threads never reach: at {}, {}. Those threads skipped the barrier "
-              "inside an `if` (`if (threadIdx.x < s) {{ ...; __syncthreads(); }}`) or returned early, so the "
-              "block's threads no longer wait for each other there and some read shared memory that is not "
-              "written yet. Every thread of a block must reach every __syncthreads(): {}",
-              args_of(*f), f->barrier_skip,
-              fix(Cause::barrier_skipped, "keep it out of any `if` that depends on the thread's index"))};
-  if (!wrong) {
-    // Right values, but writes outside the buffers or inputs changed.
-    const ShapeFacts& ex = *bad.front();
-    return {Cause::writes_outside,
-            fmt::format("{} is right, but at {} {}. {} is one value: only it may be written (an index like "
-                        "{}[blockIdx.x] stores past it), and the inputs are read-only",
-                        ex.output.empty() ? "the value" : ex.output, args_of(ex), ex.memory.front(),
-                        ex.output.empty() ? "The output" : ex.output, ex.output.empty() ? "out" : ex.output)};
-  }
-  const ShapeFacts& ex = *wrong;
-  // Never written (or NaN) wherever it is wrong.
-  if (all_wrong([](const ShapeFacts& f) { return f.unwritten > 0; }))
-    return {
-        Cause::never_written,
-        fmt::format(
-            "{0} is never written at {1}{2}: it still holds the NaN it was filled with before the launch{3}. "
-            "Either no thread stores into {0} (a condition no thread meets, or the store left out), or what "
-            "is "
-            "stored was computed from a NaN: shared memory that no thread filled (a step that reads past "
-            "what "
-            "the threads stored, or before they stored it)",
-            ex.output, args_of(ex), others(", nor at"),
-            ex.launch.empty() ? "" : fmt::format(", though the kernel ran (your launch: {})", ex.launch))};
-  // Different values on the same inputs.
-  for (const auto* f : bad)
-    if (f->rerun_changed > 0)
-      return {
-          Cause::race,
-          fmt::format(
-              "a race: at {} the value changed when the same inputs ran again{}; the first time {}. {}",
-              args_of(*f),
-              f->rerun_reordered ? " (the second time with the threads of each block in another order)" : "",
-              value_fact(*f),
-              fix(Cause::race,
-                  fmt::format(
-                      "The threads read shared memory before the others have written it (a __syncthreads() "
-                      "missing after the loads or between the steps of the tree), or blocks update {} "
-                      "without atomicAdd, so that the sums of blocks that read it at the same time are lost",
-                      f->output)))};
-  // Wrong, and stores past the one value: a slot per block or thread.
-  if (all_wrong([](const ShapeFacts& f) {
-        return !f.memory.empty() && f.memory.front().rfind("wrote ", 0) == 0;
-      })) {
-    const std::string& m = ex.memory.front();
-    return {
-        Cause::stores_per_block,
-        fmt::format(
-            "stores past {0}: at {1} the kernel {2}, and {3}. {4}", ex.output, args_of(ex),
-            m.substr(0, m.find(')') + 1), value_fact(ex),
-            fix(Cause::stores_per_block,
-                fmt::format(
-                    "{0} holds one value: each block must add its partial result to it (one thread of each "
-                    "block, with atomicAdd), not store it in a slot of its own ({0}[blockIdx.x])",
-                    ex.output)))};
-  }
-  // NaN where the input holds none: loads outside the input.
-  if (all_wrong([](const ShapeFacts& f) { return !f.unwritten && read_nan(f); }))
-    return {
-        Cause::reads_past_end,
-        fmt::format(
-            "loads outside the input: at {} {} is NaN{}{}, so a load read past the end of {} (or before its "
-            "start){}. {}",
-            args_of(ex), ex.output, though_inputs_hold_none(ex), nan_evidence(ex), inputs_or(ex),
-            others("; likewise at"),
-            fix(Cause::reads_past_end,
-                "Threads whose index lies past the end must add nothing: check the bound of every load (`i < "
-                "n`), "
-                "a second load at i + blockDim.x included"))};
-  // NaN computed from shared memory no thread wrote (CPU mode's fill).
-  if (all_wrong([](const ShapeFacts& f) { return !f.unwritten && f.shared_nan > 0; }))
-    return {
-        Cause::unwritten_shared,
-        fmt::format(
-            "{0} is NaN at {1}{2}, computed from shared memory that no thread wrote (CPU mode fills shared "
-            "memory "
-            "with a NaN of its own before each block, and {0} holds that NaN, not the one it was filled "
-            "with: "
-            "it was written). {3}",
-            ex.output, args_of(ex), others(", and at"),
-            fix(Cause::unwritten_shared,
-                "A step of the tree reads a slot past what the threads stored, or before they stored it: "
-                "check the "
-                "loop's bounds and the __syncthreads() between its steps"))};
-  // 0 wherever it is wrong: a result never stored, or cleared after.
-  if (all_wrong([](const ShapeFacts& f) { return f.unwritten == 0 && f.got == 0; }))
-    return {
-        Cause::stores_zero,
-        fmt::format(
-            "{0} is 0 at {1}{2} (expected {3:.6g} there): the result is never stored into {0}, or {0} is set "
-            "to "
-            "0 "
-            "after it is (the kernel that sets {0} to 0 must run before the one that adds to it, both on the "
-            "same stream)",
-            ex.output, args_of(ex), others(", and at"), ex.expected)};
-  // Right where the grid has one block, wrong where it has several.
-  {
-    bool split = true, one = false, several = false;
-    for (const auto& f : facts) {
-      const long long blocks = grid_blocks(f);
-      if (blocks <= 0 || f.launch_failed) {
-        split = false;
-        break;
-      }
-      if ((blocks == 1) == failed(f)) split = false;
-      (blocks == 1 ? one : several) = true;
-    }
-    if (split && one && several)
-      return {
-          Cause::one_block_only,
-          fmt::format(
-              "only one block's sum reaches {0}: right wherever the grid has one block ({1}), wrong wherever "
-              "it "
-              "has several (at {2}, {3}; your launch: {4}). {5}",
-              ex.output, right_examples(good), args_of(ex), value_fact(ex), ex.launch,
-              fix(Cause::one_block_only,
-                  fmt::format("Every block must add its partial result to {}, one thread of each block with "
-                              "atomicAdd: not a store (the last block's wins), nor a condition that lets "
-                              "only block 0 "
-                              "add",
-                              ex.output)))};
-  }
-  // Right where n is a multiple of the block (or of two or four blocks).
-  if (const long long m = dividing_length(facts); m && !good.empty())
-    return {
-        Cause::input_end,
-        fmt::format(
-            "the end of the input: right on every length that is a multiple of {0} ({1}), wrong on every "
-            "other (at {2}, {3}). The values past the last multiple of {0} are lost or counted wrong: check "
-            "that the grid covers the whole input (ceiling division) and the bound of every load (`i < n`, a "
-            "second load at i + blockDim.x included)",
-            m, right_examples(good), args_of(ex), value_fact(ex))};
-  // Only the larger shapes fail.
-  if (!good.empty() && !ex.dims.empty()) {
-    long long largest_good = 0, smallest_bad = -1;
-    for (const auto* g : good)
-      if (!g->dims.empty()) largest_good = std::max(largest_good, g->dims.front().second);
-    for (const auto* f : bad)
-      if (!f->dims.empty() && (smallest_bad < 0 || f->dims.front().second < smallest_bad))
-        smallest_bad = f->dims.front().second;
-    if (largest_good > 1 && smallest_bad > largest_good)
-      return {
-          Cause::large_shapes_only,
-          fmt::format(
-              "only the larger lengths are wrong (from {} up; every smaller one is right; at {}, {}): a race "
-              "that "
-              "needs many blocks at once to show (blocks adding to {} without atomicAdd), or an index "
-              "computed "
-              "in "
-              "int that overflows",
-              args_of(*bad.front()), args_of(ex), value_fact(ex), ex.output)};
-  }
-  const bool off = !ex.unwritten && std::isfinite(ex.got);
-  return {
-      Cause::wrong_values,
-      fmt::format(
-          "{} at {}{}{}. {} is one value computed from many: {}", value_fact(ex), args_of(ex),
-          off ? fmt::format(": {:.3g} too {} (the tolerance at this length is {:.2g})",
-                            std::fabs(ex.got - ex.expected), ex.got < ex.expected ? "small" : "large",
-                            ex.allowed)
-              : std::string(),
-          others("; wrong too at"), ex.output,
-          fix(Cause::wrong_values,
-              fmt::format(
-                  "check that every input value is added exactly once (the start and step of the loop over "
-                  "the input, the bound of every load), that the threads of a block wait for each other "
-                  "(__syncthreads) before they read what others wrote, and that every block's partial "
-                  "result reaches {} (atomicAdd)",
-                  ex.output)))};
-}
-}  // namespace
-
-void begin() {
-  state().on = true;
-  state().probed = false;
-  state().samples_shown = false;
-  state().shapes.clear();
-}
-
-void end() {
-  state().on = false;
-}
-
-bool collecting() {
-  return state().on && !state().paused;
-}
-
-bool list_samples() {
-  if (!collecting()) return true;
-  const bool first = !state().samples_shown;
-  state().samples_shown = true;
-  return first;
-}
-
-void pause(bool paused) {
-  state().paused = paused;
-}
-
-void launch_failed(const std::string& label, const std::string& error, const std::string& advice,
-                   bool not_implemented, Cause cause) {
-  if (!collecting()) return;
-  ShapeFacts& f = shape(label);
-  f.launch_failed = true;
-  f.launch_cause = cause;
-  f.not_implemented = not_implemented;
-  f.launch_error = error;
-  f.launch_advice = advice;
-}
-
-void compared(const std::string& label, const Comparison& c) {
-  if (!collecting()) return;
-  ShapeFacts& f = shape(label);
-  f.compared = true;
-  f.values = std::max(f.values, c.rows * c.cols);
-  if (c.ok() || !f.values_ok) return;  // the first wrong output tells
-  f.values_ok = false;
-  f.output = c.name;
-  f.pattern = c.pattern;
-  f.elements = c.rows * c.cols;
-  f.wrong = c.wrong;
-  f.unwritten = c.unwritten;
-  f.unwritten_trailing = c.unwritten_trailing;
-  f.rows = c.rows;
-  f.cols = c.cols;
-  f.last_rows = c.unwritten_last_rows;
-  f.last_cols = c.unwritten_last_cols;
-  f.whole_rows = c.unwritten_rows;
-  f.whole_cols = c.unwritten_cols;
-  f.first_row = c.first_unwritten_row;
-  f.first_col = c.first_unwritten_col;
-  f.wrong_zero = c.wrong_zero;
-  f.non_finite = c.non_finite;
-  f.guard_nan = c.guard_nan;
-  f.shared_nan = c.shared_nan;
-  f.first_nan_row = c.first_nan_row;
-  f.first_nan_col = c.first_nan_col;
-  if (c.single() && !c.first.empty()) {
-    f.got = c.first.front().got;
-    f.expected = c.first.front().expected;
-    f.allowed = c.allowed;
-  }
-}
-
-void memory(const std::string& label, const std::vector<std::string>& problems) {
-  if (!collecting() || problems.empty()) return;
-  ShapeFacts& f = shape(label);
-  for (const auto& p : problems)
-    if (std::find(f.memory.begin(), f.memory.end(), p) == f.memory.end()) f.memory.push_back(p);
-}
-
-void input(const std::string& label, const std::string& name, int holds_nan) {
-  if (!collecting()) return;
-  ShapeFacts& f = shape(label);
-  const bool first = f.inputs.empty();
-  if (std::find(f.inputs.begin(), f.inputs.end(), name) == f.inputs.end()) f.inputs.push_back(name);
-  // One input with a NaN makes "some"; else one of unknown contents, "not known".
-  if (first || holds_nan == 1 || f.inputs_nan == 1)
-    f.inputs_nan = first ? holds_nan : 1;
-  else if (holds_nan == -1)
-    f.inputs_nan = -1;
-}
-
-void set_lab(const std::string& lab_id, bool cpu_mode, Words words) {
-  g_lab_words = std::move(words);
-  g_lab_id = lab_id;
-  g_cpu_mode = cpu_mode;
-}
-
-std::string racecheck_advice() {
-  if (g_lab_id.empty()) return kRacecheckAdvice;
-  const std::string advice =
-      fmt::format(" `./cudalab test {} --sanitize=racecheck` names the line", g_lab_id);
-  // --sanitize needs a GPU: CPU mode says where it helps.
-  return g_cpu_mode ? " On a GPU," + advice : advice;
-}
-
-void rerun(const std::string& label, long long changed, bool reordered) {
-  if (!state().on) return;
-  shape(label).rerun_changed = changed;
-  shape(label).rerun_reordered = reordered;
-}
-
-void barrier_skipped(const std::string& label, const std::string& what) {
-  if (!collecting() || what.empty()) return;
-  ShapeFacts& f = shape(label);
-  if (f.barrier_skip.empty()) f.barrier_skip = what;
-}
-
-void accumulation_probed(const std::string& label, bool accumulates) {
-  if (!state().on) return;
-  state().probed = true;
-  shape(label).accumulates = accumulates;
-}
-
-bool accumulation_probe_done() {
-  return state().on && state().probed;
-}
-
-bool accumulation_found() {
-  for (const auto& f : state().shapes)
-    if (f.accumulates) return true;
-  return false;
-}
-
-void launched(const std::string& label, const std::string& launch) {
-  if (!collecting() || launch.empty()) return;
-  shape(label).launch = launch;
-}
-
-void reference_launched(const std::string& label, const std::string& launch) {
-  if (!collecting() || launch.empty()) return;
-  shape(label).reference_launch = launch;
-}
-
-void loop_stops_short(const std::string& label, const std::string& dim, const std::vector<long long>& tiles) {
-  if (!collecting()) return;
-  ShapeFacts& f = shape(label);
-  f.short_loop_tested = true, f.short_loop_tiles = tiles, f.short_loop_dim = dim;
-}
-
-bool rerun_done() {
-  for (const auto& f : state().shapes)
-    if (f.rerun_changed >= 0) return true;
-  return false;
-}
-
-const std::vector<ShapeFacts>& facts() {
-  return state().shapes;
-}
-
-std::vector<std::pair<std::string, long long>> parse_dims(const std::string& text) {
-  std::vector<std::pair<std::string, long long>> out;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && !std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
-    std::size_t j = i;
-    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_')) ++j;
-    if (j < text.size() && text[j] == '=' && j > i) {
-      std::size_t k = j + 1;
-      while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k]))) ++k;
-      if (k > j + 1) out.emplace_back(text.substr(i, j - i), std::stoll(text.substr(j + 1, k - j - 1)));
-      i = k;
-    } else {
-      i = j + 1;
-    }
-  }
-  return out;
-}
-
 // Every failing shape's wrong elements are NaN (none unwritten, none finite),
 // at least some of them with `pred`, and nothing was written outside.
 template <class Pred>
@@ -1159,14 +580,17 @@ std::string unwritten_shared_lead(const ShapeFacts& ex, const std::vector<const 
           "an `if` without its `else` 0)"));
 }
 
+}  // namespace
+
+}  // namespace cudalab::diagnosis::detail
+
+namespace cudalab::diagnosis {
+
 Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
+  using namespace detail;
   // The lab's words for this call, on this thread (the grader judges checks
   // of several labs side by side).
-  struct Scope {
-    const Words* saved = g_words;
-    explicit Scope(const Words* w) { g_words = w ? w : &g_lab_words; }
-    ~Scope() { g_words = saved; }
-  } scope(words);
+  const WordsScope scope(words);
   std::vector<const ShapeFacts*> bad, good;
   for (const auto& f : facts) (failed(f) ? bad : good).push_back(&f);
   if (bad.empty()) return {};
@@ -1196,8 +620,7 @@ Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
                           f->launch_error)};
   for (const auto* f : bad)
     if (f->launch_failed) {
-      std::string s = fmt::format("the launch fails at {} ({})", args_of(*f), f->launch_error);
-      if (!f->launch_advice.empty()) s += ": " + f->launch_advice;
+      std::string s = launch_failure(*f);
       std::vector<std::string> fine;
       for (const auto* g : good) fine.push_back(args_of(*g));
       if (!fine.empty() && fine.size() <= 3) s += fmt::format(" (it works at {})", join_names(fine));
@@ -1599,7 +1022,8 @@ std::string lead(const std::vector<ShapeFacts>& facts) {
 }
 
 bool takes_words(Cause cause) {
-  // Every cause a lead above passes through fix().
+  // Every cause a lead passes through fix() (here and in
+  // diagnosis_one_value.cpp).
   switch (cause) {
     case Cause::race:
     case Cause::barrier_skipped:
