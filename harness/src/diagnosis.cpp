@@ -112,21 +112,17 @@ std::string launch_config(const std::string& launch) {
              : launch.substr(from + 3, to - from - 3);
 }
 
-// What every failing shape's unwritten last rows or columns say, or "": one
-// row or column (or the last element) at each is an off-by-one in the
-// condition before the store; more, a grid that does not reach them.
-Lead unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
-  bool one_each = true;
-  for (const auto* f : bad) {
-    const bool single = f->elements == 1 && f->unwritten == 1;  // n=1: all of it, and its last element
-    if (f->values_ok || !f->memory.empty() || f->rerun_changed > 0 || f->wrong != f->unwritten ||
-        !(f->unwritten_trailing || single))
-      return {};
-    one_each &= single || f->last_rows + f->last_cols == 1;
-  }
-  // The example: the largest failing shape shows most.
-  const ShapeFacts& ex = **std::max_element(
-      bad.begin(), bad.end(), [](const auto* a, const auto* b) { return a->elements < b->elements; });
+// What is never written at a shape whose unwritten elements are its last
+// ones, as the leads say it: "the last 2 rows and the last column", with its
+// verb, and the output's size ("17 rows x 33 columns").
+struct Missing {
+  bool vector;  // the output is a row or a column
+  std::string what;
+  const char* verb;
+  std::string shape;
+};
+
+Missing missing_at(const ShapeFacts& ex) {
   const bool vector = ex.rows == 1 || ex.cols == 1;
   auto count = [](std::size_t n, const char* what) {
     return fmt::format("{} {}{}", n, what, n == 1 ? "" : "s");
@@ -146,65 +142,90 @@ Lead unwritten_edge_lead(const std::vector<const ShapeFacts*>& bad) {
           : "is";
   const std::string shape = vector ? fmt::format("{} elements", ex.elements)
                                    : fmt::format("{} rows x {} columns", ex.rows, ex.cols);
-  const std::string yours =
-      ex.launch.empty() ? "" : fmt::format(" (your launch: {}; {} is {})", ex.launch, ex.output, shape);
-  // The reference solution launched the same grid and blocks at this shape:
-  // threads ran for the missing part, and none stored there. Unseen kernels
-  // (CPU mode, 2026-11-25) showed three ways: a transpose whose store checked
-  // in's sides, a tiled matmul with blockIdx.x and .y swapped, a vector add
-  // indexed by threadIdx.x alone; the output alone cannot tell any of them
-  // from a short grid (a swapped grid leaves the same rows unwritten).
-  if (const std::string cfg = launch_config(ex.launch);
-      !one_each && !cfg.empty() && cfg == launch_config(ex.reference_launch)) {
-    const std::size_t written = ex.elements - ex.unwritten;
-    long long blocks = 0;
-    std::sscanf(cfg.c_str(), "grid (%lld", &blocks);
-    const long long side = block_side(ex);
-    if (vector && blocks > 1 && side > 0 && written == static_cast<std::size_t>(side))
-      return {
-          Cause::block_left_out,
+  return {vector, missing, verb, shape};
+}
+
+// The reference solution launched the same grid and blocks (`cfg`) at this
+// shape: threads ran for the missing part, and none stored there. Unseen
+// kernels (CPU mode, 2026-11-25) showed three ways: a transpose whose store
+// checked in's sides, a tiled matmul with blockIdx.x and .y swapped, a vector
+// add indexed by threadIdx.x alone; the output alone cannot tell any of them
+// from a short grid (a swapped grid leaves the same rows unwritten).
+Lead threads_ran_for_missing(const ShapeFacts& ex, const Missing& m, const std::string& cfg) {
+  const std::size_t written = ex.elements - ex.unwritten;
+  long long blocks = 0;
+  std::sscanf(cfg.c_str(), "grid (%lld", &blocks);
+  const long long side = block_side(ex);
+  if (m.vector && blocks > 1 && side > 0 && written == static_cast<std::size_t>(side))
+    return {
+        Cause::block_left_out,
+        fmt::format(
+            "every block stores into the same elements: at {} only the first {} elements of {} are "
+            "written, "
+            "one "
+            "block's worth, though your grid and blocks are the reference solution's ({}), so {} blocks "
+            "ran. "
+            "The "
+            "index leaves out the block: `blockIdx.x * blockDim.x + threadIdx.x`, not `threadIdx.x` alone",
+            args_of(ex), written, ex.output, cfg, blocks)};
+  const char* part = ex.last_rows && ex.last_cols ? "rows and columns" : ex.last_rows ? "rows" : "elements";
+  return {Cause::index_misses_end,
           fmt::format(
-              "every block stores into the same elements: at {} only the first {} elements of {} are "
-              "written, "
-              "one "
-              "block's worth, though your grid and blocks are the reference solution's ({}), so {} blocks "
-              "ran. "
-              "The "
-              "index leaves out the block: `blockIdx.x * blockDim.x + threadIdx.x`, not `threadIdx.x` alone",
-              args_of(ex), written, ex.output, cfg, blocks)};
-    const char* part = ex.last_rows && ex.last_cols ? "rows and columns" : ex.last_rows ? "rows" : "elements";
-    return {Cause::index_misses_end,
-            fmt::format(
-                "no thread stores into {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other "
-                "element "
-                "is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), so "
-                "threads "
-                "ran for them. Either their index does not reach those {1} (blockIdx.x where blockIdx.y "
-                "belongs, or "
-                "the block left out: `blockIdx.y * blockDim.y + threadIdx.y` for a row) or the condition "
-                "before the "
-                "store stops them (an index compared with the wrong dimension, or the input's side where the "
-                "output's belongs)",
-                ex.output, part, args_of(ex), missing, verb, cfg, shape)};
+              "no thread stores into {0}'s last {1}: at {2} {3} of {0} {4} never written (and every other "
+              "element "
+              "is right), though your grid and blocks are the reference solution's ({5}; {0} is {6}), so "
+              "threads "
+              "ran for them. Either their index does not reach those {1} (blockIdx.x where blockIdx.y "
+              "belongs, or "
+              "the block left out: `blockIdx.y * blockDim.y + threadIdx.y` for a row) or the condition "
+              "before the "
+              "store stops them (an index compared with the wrong dimension, or the input's side where the "
+              "output's belongs)",
+              ex.output, part, args_of(ex), m.what, m.verb, cfg, m.shape)};
+}
+
+// What every failing shape's unwritten last rows or columns say, or nothing:
+// one row or column (or the last element) at each is an off-by-one in the
+// condition before the store; more, a grid that does not reach them.
+std::optional<Lead> unwritten_edge(const Shapes& s) {
+  const auto& bad = s.bad;
+  bool one_each = true;
+  for (const auto* f : bad) {
+    const bool single = f->elements == 1 && f->unwritten == 1;  // n=1: all of it, and its last element
+    if (f->values_ok || !f->memory.empty() || f->rerun_changed > 0 || f->wrong != f->unwritten ||
+        !(f->unwritten_trailing || single))
+      return std::nullopt;
+    one_each &= single || f->last_rows + f->last_cols == 1;
   }
+  // The example: the largest failing shape shows most.
+  const ShapeFacts& ex = **std::max_element(
+      bad.begin(), bad.end(), [](const auto* a, const auto* b) { return a->elements < b->elements; });
+  const Missing m = missing_at(ex);
+  const std::string yours =
+      ex.launch.empty() ? "" : fmt::format(" (your launch: {}; {} is {})", ex.launch, ex.output, m.shape);
+  if (const std::string cfg = launch_config(ex.launch);
+      !one_each && !cfg.empty() && cfg == launch_config(ex.reference_launch))
+    return threads_ran_for_missing(ex, m, cfg);
   if (one_each)
-    return {Cause::off_by_one_store,
-            fmt::format("an off-by-one before the store: at {} {} of {} {} never written, and at every "
-                        "failing shape exactly "
-                        "one "
-                        "last {} is missing, nothing else is wrong{}. {}",
-                        args_of(ex), missing, ex.output, verb, vector ? "element" : "row or column", yours,
-                        fix(Cause::off_by_one_store,
-                            "A condition stops the last thread(s) before they store: `i < n - 1` or `row < M "
-                            "- 1` where `i < "
-                            "n` or `row < M` is meant"))};
-  return {
+    return Lead{
+        Cause::off_by_one_store,
+        fmt::format("an off-by-one before the store: at {} {} of {} {} never written, and at every "
+                    "failing shape exactly "
+                    "one "
+                    "last {} is missing, nothing else is wrong{}. {}",
+                    args_of(ex), m.what, ex.output, m.verb, m.vector ? "element" : "row or column", yours,
+                    fix(Cause::off_by_one_store,
+                        "A condition stops the last thread(s) before they store: `i < n - 1` or `row "
+                        "< M "
+                        "- 1` where `i < "
+                        "n` or `row < M` is meant"))};
+  return Lead{
       Cause::grid_short,
       fmt::format(
           "the grid does not cover all of {}: at {} {} of {} {} never written (and every other element is "
           "right), "
           "so no thread was launched for them{}. {}",
-          ex.output, args_of(ex), missing, ex.output, verb, yours,
+          ex.output, args_of(ex), m.what, ex.output, m.verb, yours,
           fix(Cause::grid_short,
               "Compute the grid by ceiling division in each dimension, x from the columns and y from the "
               "rows: "
@@ -233,17 +254,18 @@ std::string outside_fact(const ShapeFacts& f) {
 // past them (an unseen matrix add with `row = blockIdx.y * blockDim.x +
 // threadIdx.y`, or a transpose whose loop over the tile's rows stops early,
 // on an H100 2026-11-24: "at scattered positions ... some threads return").
-std::string unwritten_bands_lead(const std::vector<const ShapeFacts*>& bad) {
+std::optional<Lead> unwritten_bands(const Shapes& s) {
+  const auto& bad = s.bad;
   bool rows = true, cols = true, inside = false;
   for (const auto* f : bad) {
     if (f->launch_failed || f->values_ok || !f->memory.empty() || f->rerun_changed > 0 ||
         f->wrong != f->unwritten || f->unwritten == 0)
-      return "";
+      return std::nullopt;
     rows &= f->whole_rows > 0;
     cols &= f->whole_cols > 0;
     inside |= !f->unwritten_trailing;
   }
-  if (!(rows || cols) || !inside) return "";
+  if (!(rows || cols) || !inside) return std::nullopt;
   // The example: a shape where the bands are not only at the end.
   const ShapeFacts* ex = bad.front();
   for (const auto* f : bad)
@@ -254,18 +276,22 @@ std::string unwritten_bands_lead(const std::vector<const ShapeFacts*>& bad) {
   const char* line = rows ? "row" : "column";
   const std::size_t n = rows ? ex->whole_rows : ex->whole_cols, of = rows ? ex->rows : ex->cols;
   const std::size_t first = rows ? ex->first_row : ex->first_col;
-  return fmt::format(
-      "whole {0}s of {1} are never written, between {0}s that are right: at {2}, {3} of the {4} {0}s of {1} "
-      "(the first is {0} {5}), and nothing else is wrong{6}. No thread stores into them, so an index steps "
-      "past them: {7}",
-      line, ex->output, args_of(*ex), n, of, first,
-      ex->launch.empty() ? "" : fmt::format(" (your launch: {})", ex->launch),
-      fix(Cause::rows_skipped,
-          fmt::format(
-              "the {0} index (blockIdx.{1} * blockDim.{1} + threadIdx.{1}: the block's size in the same "
-              "dimension as the block's index), or a loop over a tile's {0}s that stops early or steps "
-              "too far (j < TILE, in steps of the block's height)",
-              line, rows ? "y" : "x")));
+  return Lead{
+      Cause::rows_skipped,
+      fmt::format(
+          "whole {0}s of {1} are never written, between {0}s that are right: at {2}, {3} of the {4} {0}s of "
+          "{1} "
+          "(the first is {0} {5}), and nothing else is wrong{6}. No thread stores into them, so an index "
+          "steps "
+          "past them: {7}",
+          line, ex->output, args_of(*ex), n, of, first,
+          ex->launch.empty() ? "" : fmt::format(" (your launch: {})", ex->launch),
+          fix(Cause::rows_skipped,
+              fmt::format(
+                  "the {0} index (blockIdx.{1} * blockDim.{1} + threadIdx.{1}: the block's size in the same "
+                  "dimension as the block's index), or a loop over a tile's {0}s that stops early or steps "
+                  "too far (j < TILE, in steps of the block's height)",
+                  line, rows ? "y" : "x")))};
 }
 
 // Stores that land in the wrong places: at every compared failing shape some
@@ -388,15 +414,16 @@ std::vector<std::pair<std::string, std::string>> mixed_dims(const std::vector<Sh
 // (H100, 2026-11-24) led with "the values are right" from its 1 x 1 x 1
 // shape, while at the others a thread one column past the edge stored into
 // the next row.
-std::string edge_threads_store_lead(const std::vector<const ShapeFacts*>& bad) {
+std::optional<Lead> edge_threads_store(const Shapes& shapes) {
+  const auto& bad = shapes.bad;
   const ShapeFacts* wrong = nullptr;
   for (const auto* f : bad) {
-    if (f->launch_failed || f->memory.empty() || f->memory.front().find("wrote ") != 0) return "";
+    if (f->launch_failed || f->memory.empty() || f->memory.front().find("wrote ") != 0) return std::nullopt;
     if (!f->values_ok && !wrong) wrong = f;
   }
   // A few wrong elements next to the edge, not stores all over the place
   // (those are the store's index: misplaced_lead).
-  if (!wrong || wrong->wrong * 4 >= wrong->elements || misplaced_example(bad)) return "";
+  if (!wrong || wrong->wrong * 4 >= wrong->elements || misplaced_example(bad)) return std::nullopt;
   const ShapeFacts& first = *bad.front();
   std::string s = fmt::format(
       "threads past the edge store: at every failing shape the kernel writes outside its output (at {}: {})",
@@ -414,7 +441,7 @@ std::string edge_threads_store_lead(const std::vector<const ShapeFacts*>& bad) {
            "`row < M && col < N` (an off-by-one, `<=` or `>` where `<` or `>=` belongs, lets the "
            "threads one past the edge through, and one a column past the last stores into the next "
            "row)");
-  return s;
+  return Lead{Cause::edge_threads_store, std::move(s)};
 }
 
 // The dimensions that split the shapes at the block's side: every shape
@@ -580,61 +607,76 @@ std::string unwritten_shared_lead(const ShapeFacts& ex, const std::vector<const 
           "an `if` without its `else` 0)"));
 }
 
-}  // namespace
+// --- The rules diagnose() tries, in its order.
 
-}  // namespace cudalab::diagnosis::detail
-
-namespace cudalab::diagnosis {
-
-Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
-  using namespace detail;
-  // The lab's words for this call, on this thread (the grader judges checks
-  // of several labs side by side).
-  const WordsScope scope(words);
-  std::vector<const ShapeFacts*> bad, good;
-  for (const auto& f : facts) (failed(f) ? bad : good).push_back(&f);
-  if (bad.empty()) return {};
+// Every failing shape, `pred` of each.
+template <class Pred>
+bool all_bad(const std::vector<const ShapeFacts*>& bad, Pred pred) {
   for (const auto* f : bad)
-    if (f->not_implemented) return {Cause::not_implemented, ""};  // the message says what to do
-  if (single_value_check(facts)) return single_value_lead(facts, bad, good);
+    if (!pred(*f)) return false;
+  return true;
+}
 
-  // 1. A launch that fails: the error and the configuration say it all,
-  //    unless it is an illegal address and the other failing shapes show
-  //    stores in the wrong places: then both are that one mistake.
-  for (const auto* f : bad)
+std::optional<Lead> not_implemented_yet(const Shapes& s) {
+  for (const auto* f : s.bad)
+    if (f->not_implemented) return Lead{Cause::not_implemented, ""};  // the message says what to do
+  return std::nullopt;
+}
+
+std::optional<Lead> one_value(const Shapes& s) {
+  if (!single_value_check(s.all)) return std::nullopt;
+  return single_value_lead(s);
+}
+
+// A launch that fails with an illegal address, where the other failing
+// shapes show dimensions mixed up or stores in the wrong places: both are
+// that one mistake.
+std::optional<Lead> crash_of_misplaced_stores(const Shapes& s) {
+  for (const auto* f : s.bad)
     if (f->launch_failed && f->launch_cause == Cause::illegal_address &&
         f->launch_advice.find(kSharedOverrun) == std::string::npos) {
-      if (const auto pairs = mixed_dims(facts); !pairs.empty())
-        return {Cause::dims_mixed_up, mixed_dims_lead(pairs, bad, good, f)};
-      if (const ShapeFacts* ex = misplaced_example(bad))
-        return {Cause::misplaced_stores, misplaced_lead(*ex, f)};
+      if (const auto pairs = mixed_dims(s.all); !pairs.empty())
+        return Lead{Cause::dims_mixed_up, mixed_dims_lead(pairs, s.bad, s.good, f)};
+      if (const ShapeFacts* ex = misplaced_example(s.bad))
+        return Lead{Cause::misplaced_stores, misplaced_lead(*ex, f)};
     }
-  // CPU mode stopped the launch at a __syncthreads() that not every thread
-  // of a block reaches (simt's words begin the advice): the barrier leads, in
-  // the words of the barrier lead below (the grader knows them).
-  for (const auto* f : bad)
+  return std::nullopt;
+}
+
+// CPU mode stopped the launch at a __syncthreads() that not every thread
+// of a block reaches (simt's words begin the advice): the barrier leads, in
+// the words of the barrier lead below (the grader knows them).
+std::optional<Lead> launch_stopped_at_barrier(const Shapes& s) {
+  for (const auto* f : s.bad)
     if (f->launch_failed && f->launch_advice.rfind(kBarrierNotReached, 0) == 0)
-      return {Cause::barrier_skipped,
-              fmt::format("{}: at {}, {}. CPU mode stopped the kernel there ({})", kBarrierNotReached,
-                          args_of(*f), f->launch_advice.substr(std::string(kBarrierNotReached).size() + 2),
-                          f->launch_error)};
-  for (const auto* f : bad)
+      return Lead{
+          Cause::barrier_skipped,
+          fmt::format("{}: at {}, {}. CPU mode stopped the kernel there ({})", kBarrierNotReached,
+                      args_of(*f), f->launch_advice.substr(std::string(kBarrierNotReached).size() + 2),
+                      f->launch_error)};
+  return std::nullopt;
+}
+
+// A launch that fails: the error and the configuration say it all.
+std::optional<Lead> launch_fails(const Shapes& s) {
+  for (const auto* f : s.bad)
     if (f->launch_failed) {
-      std::string s = launch_failure(*f);
+      std::string text = launch_failure(*f);
       std::vector<std::string> fine;
-      for (const auto* g : good) fine.push_back(args_of(*g));
-      if (!fine.empty() && fine.size() <= 3) s += fmt::format(" (it works at {})", join_names(fine));
+      for (const auto* g : s.good) fine.push_back(args_of(*g));
+      if (!fine.empty() && fine.size() <= 3) text += fmt::format(" (it works at {})", join_names(fine));
       // simt saw the store past the kernel's shared memory: that is the cause.
       const bool shared = f->launch_advice.find(kSharedOverrun) != std::string::npos;
-      return {shared ? Cause::shared_overrun : f->launch_cause, s};
+      return Lead{shared ? Cause::shared_overrun : f->launch_cause, text};
     }
+  return std::nullopt;
+}
 
-  // An output that is right only when it starts at 0: the kernel adds to it.
-  // Unwritten-looking in CPU mode (NaN + x keeps the poison's bits there),
-  // NaN everywhere on a GPU: neither is what happened.
-  for (const auto* f : bad)
+// An output that is right only when it starts at 0: the kernel adds to it.
+std::optional<Lead> adds_to_output(const Shapes& s) {
+  for (const auto* f : s.bad)
     if (f->accumulates)
-      return {
+      return Lead{
           Cause::accumulates,
           fmt::format(
               "{0} is right only when it starts at 0: at {1} every element of {0} came back {2}, and the "
@@ -647,12 +689,15 @@ Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
               f->output, args_of(*f),
               f->unwritten == f->wrong ? "as it was (NaN plus anything is NaN)" : "NaN",
               fix(Cause::accumulates, "Accumulate in a local variable and store it with `=`"))};
+  return std::nullopt;
+}
 
-  // 2. Threads that returned before a barrier the rest of their block
-  //    reached (CPU mode sees it): their part of the tile is never loaded.
-  for (const auto* f : bad)
+// Threads that returned before a barrier the rest of their block reached
+// (CPU mode sees it): their part of the tile is never loaded.
+std::optional<Lead> threads_skip_barrier(const Shapes& s) {
+  for (const auto* f : s.bad)
     if (!f->barrier_skip.empty() && !f->values_ok)
-      return {
+      return Lead{
           Cause::barrier_skipped,
           fmt::format(
               "a __syncthreads() that some threads never reach: at {}, {}. Those threads returned early or "
@@ -667,192 +712,204 @@ Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
                       "thread's index, let the threads past the edge of {} run the loop too (loading 0 past "
                       "the edges), and guard only the loads and the store",
                       f->output.empty() ? std::string("the output") : f->output)))};
+  return std::nullopt;
+}
 
-  // NaN where the inputs hold none, and nothing else wrong: a read past the
-  // end of an input (the guard zones hold NaN). Before the split by the
-  // tile: a load without its bound is wrong exactly on the ragged shapes.
-  if (const ShapeFacts* ex = all_wrong_nan(bad, [](const ShapeFacts& f) { return read_nan(f); }))
-    return {Cause::reads_past_end, read_past_end_lead(*ex, bad)};
+// NaN where the inputs hold none, and nothing else wrong: a read past the
+// end of an input (the guard zones hold NaN).
+std::optional<Lead> nan_read_past_end(const Shapes& s) {
+  if (const ShapeFacts* ex = all_wrong_nan(s.bad, [](const ShapeFacts& f) { return read_nan(f); }))
+    return Lead{Cause::reads_past_end, read_past_end_lead(*ex, s.bad)};
+  return std::nullopt;
+}
 
-  // 2. The shapes split by a tile size: the boundary checks. Before the
-  //    race: a kernel without them also gives different results on a rerun
-  //    (on an H100, tiled and naive matmuls alike), the race does not split.
-  //    But a race can hide on the multiples too (gallery 23, a missing
-  //    second __syncthreads, on an H100: right at every multiple of 16, 130 of
-  //    131841 elements wrong at 513x257x129): a few elements here and there
-  //    at every wrong shape, values that change on a rerun and nothing written
-  //    outside is the race's signature, not the boundary's (a missing boundary
-  //    check makes whole edge tiles, or all of C, wrong).
-  // The output is exactly the sum over K rounded down to a multiple of the
-  // tile, at every failing shape the test could multiply again: the loop
-  // over K stops before its last, partial tile. Before the split by the tile,
-  // which would tell it to load 0 past the end, which it does.
-  {
-    // The tile sizes every tested failing shape agrees on, the smallest first.
-    std::vector<long long> common;
-    const ShapeFacts* ex = nullptr;
-    bool first = true;
-    for (const auto* f : bad) {
-      if (!f->short_loop_tested) continue;
-      if (first) common = f->short_loop_tiles, first = false;
-      std::vector<long long> both;
-      for (long long t : common)
-        if (std::find(f->short_loop_tiles.begin(), f->short_loop_tiles.end(), t) != f->short_loop_tiles.end())
-          both.push_back(t);
-      common = both;
-    }
-    std::sort(common.begin(), common.end());
-    const auto dim_of = [](const ShapeFacts& f) {
-      for (const auto& [name, v] : f.dims)
-        if (name == f.short_loop_dim) return v;
-      return 0LL;
-    };
-    // A tile size some tested shape keeps terms of: an output of 0 where the
-    // tile is larger than K is as much a kernel that stores nothing but 0
-    // (gallery 53, K=16 against tiles of 32 and 64), and proves no loop.
-    long long t = 0;
-    for (long long c : common)
-      for (const auto* f : bad)
-        if (!t && f->short_loop_tested && dim_of(*f) / c * c > 0) t = c;
-    if (t) {
-      // The example: the tested shape with the most terms kept.
-      for (const auto* f : bad)
-        if (f->short_loop_tested && (!ex || dim_of(*f) / t * t > dim_of(*ex) / t * t)) ex = f;
-      const std::string out = ex->output.empty() ? std::string("the output") : ex->output;
-      const std::string& d = ex->short_loop_dim;
-      const long long full = dim_of(*ex), kept = full / t * t;
-      return {
-          Cause::loop_stops_short,
-          fmt::format(
-              "the loop over {0} stops before the last, partial tile: at {1} every element of {2} is exactly "
-              "the "
-              "sum "
-              "of the first {3} of its {4} terms ({0} rounded down to a multiple of {5}), so the last {6} "
-              "are "
-              "never added. {7}",
-              d, args_of(*ex), out, kept, full, t, full - kept,
-              fix(Cause::loop_stops_short,
-                  fmt::format(
-                      "Run the loop while the tile's start is below {0} (`t < {0}`, not `t + TILE <= {0}`), "
-                      "loading 0 for the part of the last tile past the end",
-                      d)))};
-    }
-  }
-  bool race_signature = !bad.empty();
-  bool rerun_differs = false;
+// The length of the dimension a shape's loop was tested over, 0 where none.
+long long short_loop_length(const ShapeFacts& f) {
+  for (const auto& [name, v] : f.dims)
+    if (name == f.short_loop_dim) return v;
+  return 0LL;
+}
+
+// The tile size of a loop that stops before its last, partial tile, at
+// every failing shape the test could multiply again; 0 where none.
+long long short_loop_tile(const std::vector<const ShapeFacts*>& bad) {
+  // The tile sizes every tested failing shape agrees on, the smallest first.
+  std::vector<long long> common;
+  bool first = true;
   for (const auto* f : bad) {
+    if (!f->short_loop_tested) continue;
+    if (first) common = f->short_loop_tiles, first = false;
+    std::vector<long long> both;
+    for (long long t : common)
+      if (std::find(f->short_loop_tiles.begin(), f->short_loop_tiles.end(), t) != f->short_loop_tiles.end())
+        both.push_back(t);
+    common = both;
+  }
+  std::sort(common.begin(), common.end());
+  // A tile size some tested shape keeps terms of: an output of 0 where the
+  // tile is larger than K is as much a kernel that stores nothing but 0
+  // (gallery 53, K=16 against tiles of 32 and 64), and proves no loop.
+  long long t = 0;
+  for (long long c : common)
+    for (const auto* f : bad)
+      if (!t && f->short_loop_tested && short_loop_length(*f) / c * c > 0) t = c;
+  return t;
+}
+
+// The output is exactly the sum over K rounded down to a multiple of the
+// tile, at every failing shape the test could multiply again: the loop
+// over K stops before its last, partial tile.
+std::optional<Lead> last_tile_never_added(const Shapes& s) {
+  const long long t = short_loop_tile(s.bad);
+  if (!t) return std::nullopt;
+  // The example: the tested shape with the most terms kept.
+  const ShapeFacts* ex = nullptr;
+  for (const auto* f : s.bad)
+    if (f->short_loop_tested && (!ex || short_loop_length(*f) / t * t > short_loop_length(*ex) / t * t))
+      ex = f;
+  const std::string out = ex->output.empty() ? std::string("the output") : ex->output;
+  const std::string& d = ex->short_loop_dim;
+  const long long full = short_loop_length(*ex), kept = full / t * t;
+  return Lead{
+      Cause::loop_stops_short,
+      fmt::format(
+          "the loop over {0} stops before the last, partial tile: at {1} every element of {2} is exactly "
+          "the "
+          "sum "
+          "of the first {3} of its {4} terms ({0} rounded down to a multiple of {5}), so the last {6} "
+          "are "
+          "never added. {7}",
+          d, args_of(*ex), out, kept, full, t, full - kept,
+          fix(Cause::loop_stops_short,
+              fmt::format(
+                  "Run the loop while the tile's start is below {0} (`t < {0}`, not `t + TILE <= {0}`), "
+                  "loading 0 for the part of the last tile past the end",
+                  d)))};
+}
+
+// A few elements here and there at every wrong shape, values that change on
+// a rerun and nothing written outside: the race's signature.
+std::optional<Lead> race_by_signature(const Shapes& s) {
+  bool race_signature = !s.bad.empty();
+  bool rerun_differs = false;
+  for (const auto* f : s.bad) {
     race_signature &= f->pattern == ErrorPattern::scattered && f->memory.empty();
     rerun_differs |= f->rerun_changed > 0;
   }
   if (race_signature && rerun_differs)
+    for (const auto* f : s.bad)
+      if (f->rerun_changed > 0) return Lead{Cause::race, race_lead(*f)};
+  return std::nullopt;
+}
+
+// Right exactly where two dimensions are equal.
+std::optional<Lead> dims_mixed(const Shapes& s) {
+  if (const auto pairs = mixed_dims(s.all); !pairs.empty())
+    return Lead{Cause::dims_mixed_up, mixed_dims_lead(pairs, s.bad, s.good, nullptr)};
+  return std::nullopt;
+}
+
+// The shapes split by a tile size: the boundary checks.
+std::optional<Lead> ragged_shapes_fail(const Shapes& shapes) {
+  const auto& facts = shapes.all;
+  const auto& bad = shapes.bad;
+  const long long t = dividing_tile(facts);
+  if (!(t && bad.size() < facts.size())) return std::nullopt;
+  const auto dims = ragged_in_every_failure(facts, t);
+  std::vector<std::string> all;
+  for (const auto& [name, v] : bad.front()->dims) all.push_back(name);
+  const ShapeFacts& ex = *bad.front();
+  std::string which;
+  for (const auto& [name, v] : ex.dims)
+    if (v % t != 0) {
+      which = fmt::format("{}={}", name, v);
+      break;
+    }
+  // One dimension ragged in every failure: the sentence names it, and its
+  // example is a shape where it is ragged.
+  const bool one_dim = dims.size() == 1 && all.size() > 1;
+  const ShapeFacts* example = &ex;
+  if (one_dim) {
+    bool found = false;
     for (const auto* f : bad)
-      if (f->rerun_changed > 0) return {Cause::race, race_lead(*f)};
-  // Right wherever written, and what is not written is whole last rows or
-  // columns: before the split by the tile (a grid swapped between x and y is
-  // right on every square shape, a multiple or not), which would blame the
-  // boundary checks.
-  if (Lead l = unwritten_edge_lead(bad); !l.text.empty()) return l;
-  if (std::string s = unwritten_bands_lead(bad); !s.empty()) return {Cause::rows_skipped, std::move(s)};
-  // Right exactly where two dimensions are equal: before the split by the
-  // tile, which the labs' square multiples satisfy too.
-  if (const auto pairs = mixed_dims(facts); !pairs.empty())
-    return {Cause::dims_mixed_up, mixed_dims_lead(pairs, bad, good, nullptr)};
-  if (const long long t = dividing_tile(facts); t && bad.size() < facts.size()) {
-    const auto dims = ragged_in_every_failure(facts, t);
-    std::vector<std::string> all;
-    for (const auto& [name, v] : bad.front()->dims) all.push_back(name);
-    const ShapeFacts& ex = *bad.front();
-    std::string which;
-    for (const auto& [name, v] : ex.dims)
-      if (v % t != 0) {
-        which = fmt::format("{}={}", name, v);
+      for (const auto& [name, v] : f->dims)
+        if (!found && name == dims.front() && v % t != 0) example = f, found = true;
+    for (const auto& [name, v] : example->dims)
+      if (name == dims.front()) which = fmt::format("{}={}", name, v);
+  }
+  std::string s = fmt::format(
+      "the boundary checks. Right on every shape where {} {} multiples of {}, wrong on every shape where "
+      "{} "
+      "not ({} at {})",
+      join_names(all), all.size() == 1 ? "is a" : "are", t,
+      one_dim           ? dims.front() + " is"
+      : all.size() == 1 ? "it is"
+                        : "one is",
+      which, args_of(*example));
+  if (one_dim)
+    s += ". " + fix(Cause::boundary_checks,
+                    fmt::format("The loop over {0} in steps of the tile must load 0 for the part of the last "
+                                "tile past the end (and still reach every __syncthreads)",
+                                dims.front()));
+  else
+    s += ": " + fix(Cause::boundary_checks,
+                    "threads of the last partial tile must load 0 for elements past the edge of the inputs, "
+                    "and store only inside the output");
+  bool wrote_outside = false, changes = false;
+  for (const auto* f : bad) wrote_outside |= !f->memory.empty(), changes |= f->rerun_changed > 0;
+  // The fact itself: the per-shape lines under the lead need not hold it
+  // (lab 03's ragged check compares values; its memory check writes).
+  if (wrote_outside)
+    for (const auto* f : bad)
+      if (!f->memory.empty()) {
+        s += fmt::format("; and they write outside the buffers there (at {}: {})", args_of(*f),
+                         outside_fact(*f));
         break;
       }
-    // One dimension ragged in every failure: the sentence names it, and its
-    // example is a shape where it is ragged.
-    const bool one_dim = dims.size() == 1 && all.size() > 1;
-    const ShapeFacts* example = &ex;
-    if (one_dim) {
-      bool found = false;
-      for (const auto* f : bad)
-        for (const auto& [name, v] : f->dims)
-          if (!found && name == dims.front() && v % t != 0) example = f, found = true;
-      for (const auto& [name, v] : example->dims)
-        if (name == dims.front()) which = fmt::format("{}={}", name, v);
-    }
-    std::string s = fmt::format(
-        "the boundary checks. Right on every shape where {} {} multiples of {}, wrong on every shape where "
-        "{} "
-        "not ({} at {})",
-        join_names(all), all.size() == 1 ? "is a" : "are", t,
-        one_dim           ? dims.front() + " is"
-        : all.size() == 1 ? "it is"
-                          : "one is",
-        which, args_of(*example));
-    if (one_dim)
-      s += ". " +
-           fix(Cause::boundary_checks,
-               fmt::format("The loop over {0} in steps of the tile must load 0 for the part of the last "
-                           "tile past the end (and still reach every __syncthreads)",
-                           dims.front()));
-    else
-      s +=
-          ": " + fix(Cause::boundary_checks,
-                     "threads of the last partial tile must load 0 for elements past the edge of the inputs, "
-                     "and store only inside the output");
-    bool wrote_outside = false, changes = false;
-    for (const auto* f : bad) wrote_outside |= !f->memory.empty(), changes |= f->rerun_changed > 0;
-    // The fact itself: the per-shape lines under the lead need not hold it
-    // (lab 03's ragged check compares values; its memory check writes).
-    if (wrote_outside)
-      for (const auto* f : bad)
-        if (!f->memory.empty()) {
-          s += fmt::format("; and they write outside the buffers there (at {}: {})", args_of(*f),
-                           outside_fact(*f));
-          break;
-        }
-    if (changes)
-      s += ". (The wrong values even change from run to run: the threads past the edge read memory outside "
-           "the inputs.)";
-    return {Cause::boundary_checks, s};
-  }
+  if (changes)
+    s += ". (The wrong values even change from run to run: the threads past the edge read memory outside "
+         "the inputs.)";
+  return Lead{Cause::boundary_checks, s};
+}
 
-  // A kernel that writes into its inputs: that explains wrong values and
-  // results that change between runs alike.
-  for (const auto* f : bad)
+// A kernel that writes into its inputs.
+std::optional<Lead> writes_into_input(const Shapes& s) {
+  for (const auto* f : s.bad)
     for (const auto& m : f->memory)
       if (m.find("changed the input") != std::string::npos)
-        return {Cause::writes_input,
-                fmt::format("at {} {}. A kernel that writes into its inputs also computes from values it "
-                            "changed (and from different ones each run): check every store's index",
-                            args_of(*f), m)};
+        return Lead{Cause::writes_input,
+                    fmt::format("at {} {}. A kernel that writes into its inputs also computes from values it "
+                                "changed (and from different ones each run): check every store's index",
+                                args_of(*f), m)};
+  return std::nullopt;
+}
 
-  // Threads past the edge that store, past the end and into other
-  // elements: before the race, as two of them may store into one element
-  // (on an H100 the off-by-one variant's rerun changed 10 elements).
-  if (std::string s = edge_threads_store_lead(bad); !s.empty())
-    return {Cause::edge_threads_store, std::move(s)};
+// Different results on the same inputs: a race, whatever the pattern.
+std::optional<Lead> changes_on_rerun(const Shapes& s) {
+  for (const auto* f : s.bad)
+    if (f->rerun_changed > 0) return Lead{Cause::race, race_lead(*f)};
+  return std::nullopt;
+}
 
-  // 3. Different results on the same inputs: a race, whatever the pattern
-  //    (unless the shapes split by the tile, above: threads past the edge then
-  //    read memory outside the inputs, whose contents change between runs).
-  for (const auto* f : bad)
-    if (f->rerun_changed > 0) return {Cause::race, race_lead(*f)};
-  // NaN with the bits of CPU mode's shared-memory fill: computed from shared
-  // memory no thread wrote (not a race: the same on a rerun).
-  if (const ShapeFacts* ex = all_wrong_nan(bad, [](const ShapeFacts& f) { return f.shared_nan > 0; }))
-    return {Cause::unwritten_shared, unwritten_shared_lead(*ex, bad)};
+// NaN with the bits of CPU mode's shared-memory fill: computed from shared
+// memory no thread wrote (not a race: the same on a rerun).
+std::optional<Lead> nan_from_unwritten_shared(const Shapes& s) {
+  if (const ShapeFacts* ex = all_wrong_nan(s.bad, [](const ShapeFacts& f) { return f.shared_nan > 0; }))
+    return Lead{Cause::unwritten_shared, unwritten_shared_lead(*ex, s.bad)};
+  return std::nullopt;
+}
 
-  // 4. Writes outside the buffers or changed inputs, with right values.
-  //    Where another failing shape has wrong values, "the values are right"
-  //    would sit above "225 of 561 elements are wrong" (gallery 20 in CPU
-  //    mode): both are said, each at its shape.
+// Writes outside the buffers at a shape whose values are right, where
+// another failing shape has wrong values: "the values are right" would sit
+// above "225 of 561 elements are wrong" (gallery 20 in CPU mode): both are
+// said, each at its shape.
+std::optional<Lead> writes_outside_and_wrong(const Shapes& s) {
   const ShapeFacts* wrong_values = nullptr;
-  for (const auto* f : bad)
+  for (const auto* f : s.bad)
     if (!f->values_ok && f->compared && f->wrong > 0 && !wrong_values) wrong_values = f;
-  for (const auto* f : bad)
+  for (const auto* f : s.bad)
     if (!f->memory.empty() && f->values_ok && wrong_values)
-      return {
+      return Lead{
           Cause::writes_outside,
           fmt::format(
               "threads write outside the buffers, and values are wrong: at {} the values are right but the "
@@ -863,151 +920,208 @@ Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
               fix(Cause::writes_outside,
                   "A thread whose index is past the end of a buffer must not write or compute: check the "
                   "condition before every store"))};
-  for (const auto* f : bad)
-    if (!f->memory.empty() && f->values_ok)
-      return {Cause::writes_outside,
-              fmt::format("the values are right, but at {} {}. {}", args_of(*f), f->memory.front(),
-                          fix(Cause::writes_outside,
-                              "A thread whose index is past the end of a buffer must not write, and inputs "
-                              "are read-only: "
-                              "check the condition before every store"))};
+  return std::nullopt;
+}
 
-  // 5. The pattern of the wrong values, the same at every failing shape.
-  auto all_bad = [&](auto pred) {
-    for (const auto* f : bad)
-      if (!pred(*f)) return false;
-    return true;
-  };
-  const ShapeFacts& ex = *bad.front();
-  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::transposed; }))
-    return {Cause::transposed,
-            fmt::format(
-                "{} holds the transpose of the expected result at {}: a row and a column index are swapped",
-                ex.output, args_of(ex))};
-  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::never_written; })) {
-    const std::string others =
-        bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", bad.size() - 1) : "";
-    // A launch was seen, so asking whether there is one misleads: an unseen
-    // tiled matmul with TILE 32 and blocks of 16 x 16 threads (CPU mode,
-    // 2026-11-25) stored NaN computed from the tile's unfilled part, which
-    // reads exactly as the output's fill.
-    if (!ex.launch.empty())
-      return {
-          Cause::never_written,
-          fmt::format(
-              "no element of {0} is written at {1}{2}, though the kernel ran (your launch: {3}): every "
-              "element "
-              "still holds the NaN {0} was filled with. Either no thread reaches the store (a condition none "
-              "of them meets), or each stores NaN computed from shared memory that no thread filled (a loop "
-              "that reads past the tile, `k <= TILE`, or a tile larger than the block that loads it)",
-              ex.output, args_of(ex), others, ex.launch)};
-    return {Cause::never_written, fmt::format("no element of {} is written at {}{}: does the launcher launch "
-                                              "the kernel, with a grid that is not "
-                                              "empty, and does the kernel store its result?",
-                                              ex.output, args_of(ex), others)};
-  }
-  // Every element written and wrong is exactly 0, at every failing shape:
-  // not an index error (those move values around), a result never stored
-  // (gallery 53: a launcher that only clears C).
-  if (all_bad(
-          [](const ShapeFacts& f) { return f.wrong > f.unwritten && f.wrong_zero == f.wrong - f.unwritten; }))
-    return {Cause::stores_zero,
-            fmt::format(
-                "{} holds 0 wherever it is wrong at {}{}: the kernel stores 0 instead of its result (an "
-                "accumulator "
-                "that is never added to, or declared int, which truncates each small product to 0; a store "
-                "before "
-                "the loop; or a launcher that only clears {})",
-                ex.output, args_of(ex),
-                bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", bad.size() - 1) : "",
-                ex.output)};
-  if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; })) {
-    // With the reference's own grid and blocks, threads ran for the
-    // unwritten end: an unseen transpose whose second phase kept in's block
-    // offsets (H100, 2026-11-25) was told "the grid does not cover" at 33 x 65.
-    if (const std::string cfg = launch_config(ex.launch);
-        !cfg.empty() && cfg == launch_config(ex.reference_launch))
-      return {
-          Cause::index_misses_end,
-          fmt::format(
-              "{} at {}, all at its end{}, though your grid and blocks are the reference "
-              "solution's ({}), so threads ran for every element: their index does not reach the last ones. "
-              "Look "
-              "for an offset taken from the wrong block index (blockIdx.x where blockIdx.y belongs, or a "
-              "tile's "
-              "offset not swapped where the tile is stored transposed) or a condition before the store that "
-              "compares with the wrong dimension",
-              never_written(ex.unwritten, ex.output), args_of(ex),
-              ex.wrong > ex.unwritten ? fmt::format(", and {} more are wrong", ex.wrong - ex.unwritten) : "",
-              cfg)};
-    return {
-        Cause::grid_short,
-        fmt::format("the grid does not cover all of {}: at {} the last {} never written, so no thread was "
-                    "launched for "
-                    "them. {}",
-                    ex.output, args_of(ex), ex.unwritten == 1 ? "element is" : "elements are",
-                    fix(Cause::grid_short,
-                        "Compute the grid by ceiling division, (n + block - 1) / block, in each dimension"))};
-  }
-  if (const ShapeFacts* m = misplaced_example(bad))
-    return {Cause::misplaced_stores, misplaced_lead(*m, nullptr)};
-  if (all_bad([](const ShapeFacts& f) { return f.unwritten > 0; }))
-    return {Cause::scattered_unwritten,
-            fmt::format("{} at {}, at scattered positions rather than whole last rows or columns: some "
-                        "threads return (or "
-                        "skip their store) before writing, or read shared memory that was never filled",
-                        never_written(ex.unwritten, ex.output), args_of(ex))};
-  // Only one tile's worth along some dimension counts.
-  {
-    long long side = 0;
-    if (const auto names = one_tile_dims(facts, side); !names.empty())
-      return {Cause::one_tile_only, one_tile_lead(names, side, bad, good)};
-  }
-  // Only the larger shapes fail.
-  if (!good.empty()) {
-    std::size_t largest_good = 0, smallest_bad = SIZE_MAX;
-    // A one-element shape is right under most index mistakes: it shows
-    // nothing about size.
-    for (const auto* g : good) largest_good = std::max(largest_good, g->elements > 1 ? g->elements : 0);
-    for (const auto* f : bad) smallest_bad = std::min(smallest_bad, f->elements);
-    bool sizes_known = true;
-    for (const auto& f : facts) sizes_known &= f.compared && f.elements > 0;
-    if (sizes_known && largest_good > 0 && smallest_bad > largest_good)
-      return {Cause::large_shapes_only, fmt::format("only the larger shapes are wrong (from {} up; every "
+// Writes outside the buffers or changed inputs, with right values.
+std::optional<Lead> writes_outside(const Shapes& s) {
+  for (const auto* f : s.bad)
+    if (!f->memory.empty() && f->values_ok)
+      return Lead{
+          Cause::writes_outside,
+          fmt::format("the values are right, but at {} {}. {}", args_of(*f), f->memory.front(),
+                      fix(Cause::writes_outside,
+                          "A thread whose index is past the end of a buffer must not write, and inputs "
+                          "are read-only: "
+                          "check the condition before every store"))};
+  return std::nullopt;
+}
+
+// --- The pattern of the wrong values, the same at every failing shape; the
+// example is the first failing shape.
+
+std::optional<Lead> transposed(const Shapes& s) {
+  if (!all_bad(s.bad, [](const ShapeFacts& f) { return f.pattern == ErrorPattern::transposed; }))
+    return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  return Lead{
+      Cause::transposed,
+      fmt::format("{} holds the transpose of the expected result at {}: a row and a column index are swapped",
+                  ex.output, args_of(ex))};
+}
+
+std::optional<Lead> nothing_written(const Shapes& s) {
+  if (!all_bad(s.bad, [](const ShapeFacts& f) { return f.pattern == ErrorPattern::never_written; }))
+    return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  const std::string others =
+      s.bad.size() > 1 ? fmt::format(" (nor at the {} other failing shapes)", s.bad.size() - 1) : "";
+  // A launch was seen, so asking whether there is one misleads: an unseen
+  // tiled matmul with TILE 32 and blocks of 16 x 16 threads (CPU mode,
+  // 2026-11-25) stored NaN computed from the tile's unfilled part, which
+  // reads exactly as the output's fill.
+  if (!ex.launch.empty())
+    return Lead{
+        Cause::never_written,
+        fmt::format(
+            "no element of {0} is written at {1}{2}, though the kernel ran (your launch: {3}): every "
+            "element "
+            "still holds the NaN {0} was filled with. Either no thread reaches the store (a condition none "
+            "of them meets), or each stores NaN computed from shared memory that no thread filled (a loop "
+            "that reads past the tile, `k <= TILE`, or a tile larger than the block that loads it)",
+            ex.output, args_of(ex), others, ex.launch)};
+  return Lead{Cause::never_written,
+              fmt::format("no element of {} is written at {}{}: does the launcher launch "
+                          "the kernel, with a grid that is not "
+                          "empty, and does the kernel store its result?",
+                          ex.output, args_of(ex), others)};
+}
+
+// Every element written and wrong is exactly 0, at every failing shape:
+// not an index error (those move values around), a result never stored
+// (gallery 53: a launcher that only clears C).
+std::optional<Lead> zeros_where_wrong(const Shapes& s) {
+  if (!all_bad(s.bad, [](const ShapeFacts& f) {
+        return f.wrong > f.unwritten && f.wrong_zero == f.wrong - f.unwritten;
+      }))
+    return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  return Lead{
+      Cause::stores_zero,
+      fmt::format(
+          "{} holds 0 wherever it is wrong at {}{}: the kernel stores 0 instead of its result (an "
+          "accumulator "
+          "that is never added to, or declared int, which truncates each small product to 0; a store "
+          "before "
+          "the loop; or a launcher that only clears {})",
+          ex.output, args_of(ex),
+          s.bad.size() > 1 ? fmt::format(" (and at the {} other failing shapes)", s.bad.size() - 1) : "",
+          ex.output)};
+}
+
+// Elements never written, all at the output's end.
+std::optional<Lead> end_never_written(const Shapes& s) {
+  if (!all_bad(s.bad, [](const ShapeFacts& f) { return f.unwritten > 0 && f.unwritten_trailing; }))
+    return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  // With the reference's own grid and blocks, threads ran for the
+  // unwritten end: an unseen transpose whose second phase kept in's block
+  // offsets (H100, 2026-11-25) was told "the grid does not cover" at 33 x 65.
+  if (const std::string cfg = launch_config(ex.launch);
+      !cfg.empty() && cfg == launch_config(ex.reference_launch))
+    return Lead{
+        Cause::index_misses_end,
+        fmt::format(
+            "{} at {}, all at its end{}, though your grid and blocks are the reference "
+            "solution's ({}), so threads ran for every element: their index does not reach the last ones. "
+            "Look "
+            "for an offset taken from the wrong block index (blockIdx.x where blockIdx.y belongs, or a "
+            "tile's "
+            "offset not swapped where the tile is stored transposed) or a condition before the store that "
+            "compares with the wrong dimension",
+            never_written(ex.unwritten, ex.output), args_of(ex),
+            ex.wrong > ex.unwritten ? fmt::format(", and {} more are wrong", ex.wrong - ex.unwritten) : "",
+            cfg)};
+  return Lead{
+      Cause::grid_short,
+      fmt::format("the grid does not cover all of {}: at {} the last {} never written, so no thread was "
+                  "launched for "
+                  "them. {}",
+                  ex.output, args_of(ex), ex.unwritten == 1 ? "element is" : "elements are",
+                  fix(Cause::grid_short,
+                      "Compute the grid by ceiling division, (n + block - 1) / block, in each dimension"))};
+}
+
+std::optional<Lead> misplaced_stores(const Shapes& s) {
+  if (const ShapeFacts* m = misplaced_example(s.bad))
+    return Lead{Cause::misplaced_stores, misplaced_lead(*m, nullptr)};
+  return std::nullopt;
+}
+
+std::optional<Lead> scattered_unwritten(const Shapes& s) {
+  if (!all_bad(s.bad, [](const ShapeFacts& f) { return f.unwritten > 0; })) return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  return Lead{Cause::scattered_unwritten,
+              fmt::format("{} at {}, at scattered positions rather than whole last rows or columns: some "
+                          "threads return (or "
+                          "skip their store) before writing, or read shared memory that was never filled",
+                          never_written(ex.unwritten, ex.output), args_of(ex))};
+}
+
+// Only one tile's worth along some dimension counts.
+std::optional<Lead> one_tile_counts(const Shapes& s) {
+  long long side = 0;
+  if (const auto names = one_tile_dims(s.all, side); !names.empty())
+    return Lead{Cause::one_tile_only, one_tile_lead(names, side, s.bad, s.good)};
+  return std::nullopt;
+}
+
+// Only the larger shapes fail.
+std::optional<Lead> larger_shapes_only(const Shapes& s) {
+  if (s.good.empty()) return std::nullopt;
+  std::size_t largest_good = 0, smallest_bad = SIZE_MAX;
+  // A one-element shape is right under most index mistakes: it shows
+  // nothing about size.
+  for (const auto* g : s.good) largest_good = std::max(largest_good, g->elements > 1 ? g->elements : 0);
+  for (const auto* f : s.bad) smallest_bad = std::min(smallest_bad, f->elements);
+  bool sizes_known = true;
+  for (const auto& f : s.all) sizes_known &= f.compared && f.elements > 0;
+  if (!(sizes_known && largest_good > 0 && smallest_bad > largest_good)) return std::nullopt;
+  return Lead{Cause::large_shapes_only, fmt::format("only the larger shapes are wrong (from {} up; every "
                                                     "smaller one is right): a race that needs many "
                                                     "blocks in flight to show (a missing __syncthreads), or "
                                                     "an index computed in int that overflows",
-                                                    args_of(ex))};
-  }
-  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::everywhere; }))
-    return {Cause::index_arithmetic,
-            fmt::format("(nearly) every element of {} is wrong at {}{}: {}", ex.output, args_of(ex),
-                        good.empty() ? ", and at every shape" : "",
-                        fix(Cause::index_arithmetic,
-                            "check the index arithmetic (row * width + col, with the right width for each "
-                            "matrix) and the "
-                            "loop bounds"))};
-  if (all_bad([](const ShapeFacts& f) { return f.pattern == ErrorPattern::boundary; }))
-    return {Cause::boundary_checks,
-            fmt::format("only elements in the last partial tile of {} are wrong at {}: {}", ex.output,
-                        args_of(ex),
-                        fix(Cause::boundary_checks,
-                            "check the boundary conditions for sizes that are not a multiple of the tile"))};
-  // Most elements wrong at every failing shape, the same on a rerun: values
-  // in the wrong places or computed from the wrong elements, not a few
-  // threads at the edges (a tile not transposed in shared memory: all but
-  // its diagonal; a row-major index with the wrong width on a ragged shape).
-  if (all_bad([](const ShapeFacts& f) { return f.rerun_changed <= 0 && f.wrong * 4 >= f.elements * 3; }))
-    return {
-        Cause::index_arithmetic,
-        fmt::format(
-            "most of {} is wrong at every failing shape ({} of {} elements at {}), the same on a rerun: the "
-            "values land in the wrong places or are computed from the wrong elements. {}",
-            ex.output, ex.wrong, ex.elements, args_of(ex),
-            fix(Cause::index_arithmetic,
-                "Check the index arithmetic (row * width + col, with the right width for each matrix, and "
-                "which "
-                "index a shared-memory tile is read with)"))};
+                                                    args_of(*s.bad.front()))};
+}
+
+std::optional<Lead> wrong_everywhere(const Shapes& s) {
+  if (!all_bad(s.bad, [](const ShapeFacts& f) { return f.pattern == ErrorPattern::everywhere; }))
+    return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  return Lead{Cause::index_arithmetic,
+              fmt::format("(nearly) every element of {} is wrong at {}{}: {}", ex.output, args_of(ex),
+                          s.good.empty() ? ", and at every shape" : "",
+                          fix(Cause::index_arithmetic,
+                              "check the index arithmetic (row * width + col, with the right width for each "
+                              "matrix) and the "
+                              "loop bounds"))};
+}
+
+std::optional<Lead> last_partial_tile(const Shapes& s) {
+  if (!all_bad(s.bad, [](const ShapeFacts& f) { return f.pattern == ErrorPattern::boundary; }))
+    return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  return Lead{
+      Cause::boundary_checks,
+      fmt::format("only elements in the last partial tile of {} are wrong at {}: {}", ex.output, args_of(ex),
+                  fix(Cause::boundary_checks,
+                      "check the boundary conditions for sizes that are not a multiple of the tile"))};
+}
+
+// Most elements wrong at every failing shape, the same on a rerun: values
+// in the wrong places or computed from the wrong elements, not a few
+// threads at the edges (a tile not transposed in shared memory: all but
+// its diagonal; a row-major index with the wrong width on a ragged shape).
+std::optional<Lead> mostly_wrong(const Shapes& s) {
+  if (!all_bad(s.bad,
+               [](const ShapeFacts& f) { return f.rerun_changed <= 0 && f.wrong * 4 >= f.elements * 3; }))
+    return std::nullopt;
+  const ShapeFacts& ex = *s.bad.front();
+  return Lead{
+      Cause::index_arithmetic,
+      fmt::format(
+          "most of {} is wrong at every failing shape ({} of {} elements at {}), the same on a rerun: the "
+          "values land in the wrong places or are computed from the wrong elements. {}",
+          ex.output, ex.wrong, ex.elements, args_of(ex),
+          fix(Cause::index_arithmetic,
+              "Check the index arithmetic (row * width + col, with the right width for each matrix, and "
+              "which "
+              "index a shared-memory tile is read with)"))};
+}
+
+// A few elements wrong here and there, by no pattern the rules know.
+Lead here_and_there(const Shapes& s) {
+  const ShapeFacts& ex = *s.bad.front();
   return {
       Cause::wrong_values,
       fmt::format(
@@ -1015,6 +1129,110 @@ Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
           args_of(ex), ex.rerun_changed == 0 ? " (a rerun on the same inputs gave the same result)" : "",
           fix(Cause::wrong_values,
               "look first for an off-by-one at the tile edges, then for a race (a missing __syncthreads)"))};
+}
+
+}  // namespace
+
+}  // namespace cudalab::diagnosis::detail
+
+namespace cudalab::diagnosis {
+
+Lead diagnose(const std::vector<ShapeFacts>& facts, const Words* words) {
+  using namespace detail;
+  // The lab's words for this call, on this thread (the grader judges checks
+  // of several labs side by side).
+  const WordsScope scope(words);
+  Shapes s{facts, {}, {}};
+  for (const auto& f : facts) (failed(f) ? s.bad : s.good).push_back(&f);
+  if (s.bad.empty()) return {};
+  // The first rule whose facts hold leads; each says why it comes where it does.
+  const Rule rules[] = {
+      // A launcher that still says it is not implemented: nothing else the
+      // shapes show matters yet.
+      not_implemented_yet,
+      // A check of one value speaks of the value, never of elements, rows or
+      // columns: its rules are its own (diagnosis_one_value.cpp).
+      one_value,
+      // A launch that fails: the error and the configuration say it all,
+      // unless it is an illegal address and the other failing shapes show
+      // stores in the wrong places: then both are that one mistake.
+      crash_of_misplaced_stores,
+      // CPU mode's barrier not reached, before any other failed launch: the
+      // barrier is why the launch failed.
+      launch_stopped_at_barrier,
+      launch_fails,
+      // Unwritten-looking in CPU mode (NaN + x keeps the poison's bits
+      // there), NaN everywhere on a GPU: neither is what happened, so this
+      // comes before the rules that read NaN or elements never written.
+      adds_to_output,
+      // Seen as it happened (CPU mode): the skipped barrier is what makes
+      // the values wrong, however they look.
+      threads_skip_barrier,
+      // Before the split by the tile: a load without its bound is wrong
+      // exactly on the ragged shapes.
+      nan_read_past_end,
+      // The loop that stops short: before the split by the tile
+      // (ragged_shapes_fail), which would tell it to load 0 past the end,
+      // which it does.
+      last_tile_never_added,
+      // The split by the tile comes before the race (changes_on_rerun, below),
+      // but a race can hide on the multiples too (gallery 23, a missing
+      // second __syncthreads, on an H100: right at every multiple of 16, 130
+      // of 131841 elements wrong at 513x257x129): a few elements here and
+      // there at every wrong shape, values that change on a rerun and nothing
+      // written outside is the race's signature, not the boundary's (a
+      // missing boundary check makes whole edge tiles, or all of C, wrong).
+      race_by_signature,
+      // Right wherever written, and what is not written is whole last rows or
+      // columns: before the split by the tile (a grid swapped between x and y is
+      // right on every square shape, a multiple or not), which would blame the
+      // boundary checks.
+      unwritten_edge,
+      unwritten_bands,
+      // Right exactly where two dimensions are equal: before the split by the
+      // tile, which the labs' square multiples satisfy too.
+      dims_mixed,
+      // The shapes split by a tile size: the boundary checks. Before the
+      // race: a kernel without them also gives different results on a rerun
+      // (on an H100, tiled and naive matmuls alike), the race does not split.
+      ragged_shapes_fail,
+      // A kernel that writes into its inputs: that explains wrong values and
+      // results that change between runs alike, so before the race.
+      writes_into_input,
+      // Threads past the edge that store, past the end and into other
+      // elements: before the race, as two of them may store into one element
+      // (on an H100 the off-by-one variant's rerun changed 10 elements).
+      edge_threads_store,
+      // Different results on the same inputs: a race, whatever the pattern
+      // (unless the shapes split by the tile, above: threads past the edge then
+      // read memory outside the inputs, whose contents change between runs).
+      changes_on_rerun,
+      // After the race: this NaN is the same on a rerun.
+      nan_from_unwritten_shared,
+      // Writes outside the buffers or changed inputs, with right values;
+      // where another failing shape has wrong values, both are said first.
+      writes_outside_and_wrong,
+      writes_outside,
+      // The pattern of the wrong values, the same at every failing shape:
+      // the patterns that name one mistake first, then the unwritten
+      // elements by where they are, then the splits of the shapes by size,
+      // then how much of the output is wrong.
+      transposed,
+      nothing_written,
+      zeros_where_wrong,
+      end_never_written,
+      misplaced_stores,
+      scattered_unwritten,
+      one_tile_counts,
+      larger_shapes_only,
+      wrong_everywhere,
+      last_partial_tile,
+      mostly_wrong,
+  };
+  for (const Rule rule : rules)
+    if (auto lead = rule(s)) return *lead;
+  // None of them: the wrong elements here and there.
+  return here_and_there(s);
 }
 
 std::string lead(const std::vector<ShapeFacts>& facts) {

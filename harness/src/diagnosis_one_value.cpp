@@ -74,8 +74,10 @@ bool single_value_check(const std::vector<ShapeFacts>& facts) {
   return any;
 }
 
-Lead single_value_lead(const std::vector<ShapeFacts>& facts, const std::vector<const ShapeFacts*>& bad,
-                       const std::vector<const ShapeFacts*>& good) {
+Lead single_value_lead(const Shapes& s) {
+  const auto& facts = s.all;
+  const auto& bad = s.bad;
+  const auto& good = s.good;
   // The example: the first failing shape whose value was compared wrong.
   const ShapeFacts* wrong = nullptr;
   for (const auto* f : bad)

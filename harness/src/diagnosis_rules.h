@@ -6,6 +6,7 @@
 // read a label's argument list as the leads do.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,15 @@
 #include "cudalab/vocabulary.h"
 
 namespace cudalab::diagnosis::detail {
+
+// The shapes of one check, in the order they ran, and the same split into
+// those that failed and those that passed.
+struct Shapes {
+  const std::vector<ShapeFacts>& all;
+  std::vector<const ShapeFacts*> bad, good;
+};
+// A rule: the lead where its facts hold, else nothing (the next rule is tried).
+using Rule = std::optional<Lead> (*)(const Shapes&);
 
 // "M=17 N=33 K=9" of "matmul_tiled(M=17 N=33 K=9)".
 std::string args_in(const std::string& label);
@@ -60,7 +70,6 @@ class WordsScope {
 bool single_value_check(const std::vector<ShapeFacts>& facts);
 // The lead of such a check (diagnosis_one_value.cpp), which speaks of the
 // value, never of elements, rows or columns. Some shape failed.
-Lead single_value_lead(const std::vector<ShapeFacts>& facts, const std::vector<const ShapeFacts*>& bad,
-                       const std::vector<const ShapeFacts*>& good);
+Lead single_value_lead(const Shapes& shapes);
 
 }  // namespace cudalab::diagnosis::detail
