@@ -31,11 +31,15 @@ END = "<!-- causes:end -->"
 
 
 def titles(root):
-    """cause id -> title, from kCauseTitles in harness/src/vocabulary.cpp."""
+    """cause id -> title, from kCauses in harness/src/vocabulary.cpp (rows {Cause::x, "id", "title"})."""
     text = open(os.path.join(root, "harness", "src", "vocabulary.cpp")).read()
-    block = text[text.index("kCauseTitles"):]
+    block = text[text.index("kCauses{"):]
     block = block[:block.index("}};")]
-    return dict(re.findall(r'\{Cause::(\w+), "([^"]*)"\}', block))
+    found = {cause_id: title for _, cause_id, title in
+             re.findall(r'\{Cause::(\w+), "([^"]*)", "([^"]*)"\}', block)}
+    if not found:
+        sys.exit("cause_tables.py: no causes read from harness/src/vocabulary.cpp's kCauses")
+    return found
 
 
 def table(root, lab):
