@@ -295,6 +295,23 @@ class Grader {
   void explain_slow(const RunContext& ctx, const LabSpec& lab, const CheckSpec& speed, int slot,
                     const std::string& launch, CheckResult& r);
 
+  // What a timed speed check's words gain after its timing, CPU work only: a
+  // slow check's explanation (explain_slow: its counts in CPU mode against
+  // the reference's) and a roofline check's traffic count (chart_traffic).
+  struct WordsAfterTiming {
+    std::optional<std::vector<std::string>> failures;  // explained: the lead first
+    std::optional<std::vector<std::string>> notes;     // explained: a note where it was skipped
+    std::optional<Cause> cause;                        // explained: the lead's cause
+    CheckResult counted;                               // chart_traffic's notes and counts
+  };
+  WordsAfterTiming words_after_timing(const RunContext& lc, const LabSpec& lab, const CheckSpec& check,
+                                      int slot, const CheckResult& timed, const std::string& launch);
+  // A speed check decided without timing: a requirement failed (its trace,
+  // if any, removed unread), or CPU mode; nullopt where it is to be timed.
+  static std::optional<Judged> untimed_speed_check(const SubmissionGrade& g, const CheckSpec& check,
+                                                   const std::vector<Judged>& correct,
+                                                   std::optional<Traced>& traced);
+
   // The report's roofline (traffic.h, pipeline/traffic.cpp): for a timed
   // speed check `timed` whose chart is a roofline, the global-memory traffic
   // of each kernel on it, counted in CPU mode, added to `out` (measurements

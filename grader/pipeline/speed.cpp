@@ -135,28 +135,70 @@ Judged Grader::run_speed_check(const RunContext& ctx, const LabSpec& lab, const 
   return judge_speed_timed(std::move(timed));
 }
 
+Grader::WordsAfterTiming Grader::words_after_timing(const RunContext& lc, const LabSpec& lab,
+                                                    const CheckSpec& check, int slot,
+                                                    const CheckResult& timed, const std::string& launch) {
+  WordsAfterTiming words;
+  if (!check.explain.empty() && timed_and_failed(timed)) {
+    CheckResult explained = timed;
+    try {
+      explain_slow(lc, lab, check, slot, launch, explained);
+      words.failures = explained.failures;
+      words.notes = explained.notes;
+      words.cause = explained.cause;
+    } catch (const std::exception& e) {
+      // The lab's own message stands without a lead.
+      profile(fmt::format("  {} {}: not explained: {}", lab.id, check.id, e.what()));
+    }
+  }
+  try {
+    chart_traffic(lc, lab, check, slot, timed, words.counted);
+  } catch (const std::exception& e) {
+    // A chart without counts, never a grade without a result.
+    words.counted = CheckResult{};
+    record_no_traffic(e.what(), words.counted);
+  }
+  return words;
+}
+
+std::optional<Judged> Grader::untimed_speed_check(const SubmissionGrade& g, const CheckSpec& check,
+                                                  const std::vector<Judged>& correct,
+                                                  std::optional<Traced>& traced) {
+  // A speed check counts only when the correctness checks it requires
+  // passed (score.h): where one failed it is not timed at all, and says why.
+  if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
+    // Traced beside the correctness checks before the judge or a second
+    // look (a sanitizer's report) failed one: that trace is dropped unread.
+    if (traced) {
+      std::error_code ec;
+      fs::remove(traced->file, ec);
+    }
+    return judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
+  }
+  // CPU mode times nothing: the grader does not run a speed check there,
+  // whatever a record would say of it.
+  if (g.cpu_mode) {
+    Judged r = judge_by_grader(check, Verdict::not_run, "");
+    r.edit_words([](CheckResult& w) { w.notes.push_back(kSpeedNotRunInCpuMode); });
+    return r;
+  }
+  return std::nullopt;
+}
+
 Grader::Verdicts Grader::run_speed_checks(const Setup& s, Verdicts verdicts, Traces traces) {
   const SubmissionGrade& g = s.grade;
   const int slot = s.slot;
-  // What follows a timing is CPU work that only adds words: a slow check's
-  // explanation (explain_slow: its counts in CPU mode against the
-  // reference's) and a roofline check's traffic count (chart_traffic). It
-  // runs beside the next check's GPU timing, one check's at a time (both may
-  // build in the slot's folder), and joins the check's result when done.
-  struct Words {
-    std::optional<std::vector<std::string>> failures;  // explained: the lead first
-    std::optional<std::vector<std::string>> notes;     // explained: a note where it was skipped
-    std::optional<Cause> cause;                        // explained: the lead's cause
-    CheckResult counted;                               // chart_traffic's notes and counts
-  };
+  // What follows a timing is CPU work that only adds words (words_after_timing).
+  // It runs beside the next check's GPU timing, one check's at a time (both
+  // may build in the slot's folder), and joins the check's result when done.
   struct Counting {
     std::size_t lab, check;
-    std::future<Words> words;
+    std::future<WordsAfterTiming> words;
   };
   std::optional<Counting> counting;
   const auto settle = [&] {
     if (!counting) return;
-    const Words extra = counting->words.get();
+    const WordsAfterTiming extra = counting->words.get();
     // Words through edit_words, which keeps the verdict and measurements as
     // they are; the counts through the one door for a chart's numbers.
     Judged& done = *verdicts[counting->lab][counting->check];
@@ -173,68 +215,30 @@ Grader::Verdicts Grader::run_speed_checks(const Setup& s, Verdicts verdicts, Tra
     const LabGrade& lab = g.labs[i];
     if (lab.status != LabStatus::graded) continue;
     const RunContext lc = s.lab_context(i, build(slot));
-    const bool have_traces = i < traces.size() && !traces[i].empty();
     std::vector<Judged> correct;  // what the speed checks' requirements read
     for (const auto& r : verdicts[i])
       if (r) correct.push_back(*r);
     for (std::size_t k = 0; k < lab.spec->checks.size(); ++k) {
       const CheckSpec& check = lab.spec->checks[k];
       if (verdicts[i][k]) continue;
-      // A speed check counts only when the correctness checks it requires
-      // passed (score.h): where one failed it is not timed at all, and says why.
-      if (const std::string failed = failed_requirement(check, correct); !failed.empty()) {
-        // Traced beside the correctness checks before the judge or a second
-        // look (a sanitizer's report) failed one: that trace is dropped unread.
-        if (have_traces && traces[i][k]) {
-          std::error_code ec;
-          fs::remove(traces[i][k]->file, ec);
-        }
-        verdicts[i][k] = judge_by_grader(check, Verdict::not_run, "not timed: " + failed);
-        continue;
-      }
-      // CPU mode times nothing: the grader does not run a speed check
-      // there, whatever a record would say of it.
-      if (g.cpu_mode) {
-        Judged r = judge_by_grader(check, Verdict::not_run, "");
-        r.edit_words([](CheckResult& w) { w.notes.push_back(kSpeedNotRunInCpuMode); });
-        verdicts[i][k] = std::move(r);
-        continue;
-      }
-      const RunContext cc = speed_context(s, i, check);
-      std::string launch;
       // Traced beside the correctness checks where those it requires passed
       // there (correctness.cpp); traced here otherwise.
       std::optional<Traced> traced;
-      if (have_traces) traced = std::move(traces[i][k]);
-      Judged r = run_speed_check(cc, *lab.spec, check, slot, launch, std::move(traced));
+      if (i < traces.size() && k < traces[i].size()) traced = std::move(traces[i][k]);
+      if (std::optional<Judged> untimed = untimed_speed_check(g, check, correct, traced)) {
+        verdicts[i][k] = std::move(untimed);
+        continue;
+      }
+      std::string launch;
+      Judged r =
+          run_speed_check(speed_context(s, i, check), *lab.spec, check, slot, launch, std::move(traced));
       profile(fmt::format("slot {}: {} {} ran", slot, lab.spec->id, check.id));
       const CheckResult timed = r.result();
       verdicts[i][k] = std::move(r);
       settle();
-      counting =
-          Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed, launch] {
-                     Words words;
-                     if (!check.explain.empty() && timed_and_failed(timed)) {
-                       CheckResult explained = timed;
-                       try {
-                         explain_slow(lc, *lab.spec, check, slot, launch, explained);
-                         words.failures = explained.failures;
-                         words.notes = explained.notes;
-                         words.cause = explained.cause;
-                       } catch (const std::exception& e) {
-                         // The lab's own message stands without a lead.
-                         profile(fmt::format("  {} {}: not explained: {}", lab.spec->id, check.id, e.what()));
-                       }
-                     }
-                     try {
-                       chart_traffic(lc, *lab.spec, check, slot, timed, words.counted);
-                     } catch (const std::exception& e) {
-                       // A chart without counts, never a grade without a result.
-                       words.counted = CheckResult{};
-                       record_no_traffic(e.what(), words.counted);
-                     }
-                     return words;
-                   })};
+      counting = Counting{i, k, std::async(std::launch::async, [this, lc, &lab, &check, slot, timed, launch] {
+                            return words_after_timing(lc, *lab.spec, check, slot, timed, launch);
+                          })};
     }
   }
   settle();
