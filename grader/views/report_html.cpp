@@ -754,15 +754,23 @@ std::string class_tables(const ClassView& v) {
     // with the submissions behind it, linked to their pages.
     const auto cause = [&](const DiagnosisCount& d) {
       const double share = d.count / of;
-      std::vector<std::string> links;
+      // The first names shown, the rest folded: a cause most of a class of
+      // 200 shares (a missing file) would otherwise list them all, a page long.
+      constexpr std::size_t kNamesShown = 12;
+      std::vector<std::string> links, folded;
       for (const auto& id : d.who)
-        links.push_back(fmt::format("<a href=\"{0}/report.html\">{0}</a>", html_escape(id)));
+        (links.size() < kNamesShown ? links : folded)
+            .push_back(fmt::format("<a href=\"{0}/report.html\">{0}</a>", html_escape(id)));
+      std::string who = fmt::format("{}", fmt::join(links, ", "));
+      if (!folded.empty())
+        who += fmt::format(", <details class=\"more\"><summary>and {} more</summary>{}</details>",
+                           folded.size(), fmt::join(folded, ", "));
       // The cause in bold, one submission's whole diagnosis under it, folded.
       return fmt::format(
           "<div class=\"diag\"><span class=\"sharebar\" style=\"width:{:.0f}px\"></span>{:.0f}% of the class "
           "({} of {}): <b>{}</b> <code class=\"cause\">{}</code><div class=\"who\">{}</div>{}</div>",
           std::max(2.0, 80 * share), 100 * share, d.count, c.of, inline_code_html(d.text),
-          html_escape(d.cause), fmt::join(links, ", "),
+          html_escape(d.cause), who,
           !d.example.empty() ? "<details><summary>as one of them reads</summary>" +
                                    inline_code_html(d.example) + "</details>"
                              : "");

@@ -217,6 +217,32 @@ TEST_CASE("the roofline for the browser test is written where it is asked for", 
   }
 }
 
+TEST_CASE("a cause that many submissions share names the first twelve and folds the rest",
+          "[unit][report-html]") {
+  // 30 submissions that fail 'square' with the same cause: twelve names
+  // shown, 18 behind "and 18 more", each linked once.
+  cudalab::BatchView b = testbed::class_batch();
+  const auto bob =
+      std::find_if(b.entries.begin(), b.entries.end(), [](const auto& e) { return e.id == "bob"; });
+  REQUIRE(bob != b.entries.end());
+  const auto failing = *bob;
+  b.entries.clear();
+  for (int i = 0; i < 30; ++i) {
+    auto e = failing;
+    e.id = e.grade->id = fmt::format("s{:02}", i);
+    b.entries.push_back(e);
+  }
+  const std::string html = batch_html(b);
+  CHECK(html.find("and 18 more</summary>") != std::string::npos);
+  const std::size_t fold = html.find("and 18 more</summary>");
+  CHECK(html.find("<a href=\"s11/report.html\">") < fold);
+  CHECK(html.find("<a href=\"s12/report.html\">") > fold);
+  // Every one of them reachable from the cause's group: shown or folded.
+  const std::size_t group_end = html.find("</details>", fold);
+  for (int i = 0; i < 30; ++i)
+    CHECK(html.rfind(fmt::format("<a href=\"s{:02}/report.html\">", i), group_end) != std::string::npos);
+}
+
 TEST_CASE("index.html for the browser test is written where it is asked for", "[unit][report-html]") {
   // tests/report/check_in_browser.py sets CUDALAB_INDEX_OUT and screenshots
   // the batch page of testbed::class_batch(): its histogram and class view.
