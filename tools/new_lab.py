@@ -130,6 +130,14 @@ def main():
     if clang_format := shutil.which("clang-format"):
         subprocess.run([clang_format, "-i", "--style=file"] +
                        [os.path.join(src, w) for w in written if w.endswith((".cu", ".cpp"))], check=False)
+    # The tables made from the manifests: the new handout's table of
+    # diagnoses (its lab.toml's [diagnosis]) and the primer's table of what to
+    # hand in, which lists every lab (tools/cause_tables.py), so that no file
+    # outside the lab's needs an edit by hand.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import cause_tables
+    if cause_tables.write_or_check(src, write=True, check=False) != 0:
+        fail("the handouts' tables could not be written (tools/cause_tables.py . --write says why)")
     print(f"cudalab new-lab: wrote lab {a.name}, \"{values['@TITLE@']}\":")
     for w in written:
         print(f"  {w}")

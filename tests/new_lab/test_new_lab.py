@@ -39,6 +39,9 @@ try:
     for d in ("labs", "solutions", "handouts"):
         shutil.copytree(os.path.join(SRC, d), os.path.join(tree, d))
     shutil.copytree(os.path.join(SRC, "tools", "lab_template"), os.path.join(tree, "tools", "lab_template"))
+    # The causes' titles the handout's table of diagnoses is made with.
+    os.makedirs(os.path.join(tree, "harness", "src"))
+    shutil.copy(os.path.join(SRC, "harness", "src", "vocabulary.cpp"), os.path.join(tree, "harness", "src"))
     shutil.copy(os.path.join(SRC, "course.toml"), tree)
     shutil.copy(os.path.join(SRC, ".clang-format"), tree)
     existing = sorted(d for d in os.listdir(os.path.join(tree, "labs"))
@@ -87,6 +90,31 @@ try:
           "no template placeholder is left")
     rc, log = new_lab(tree, lab, "Again")
     check(rc == 2 and "exists already" in log, "the same name again is refused")
+
+    # A scaffold passes the framework's own tests of labs and handouts as
+    # written, on a copy of the whole tree: the primer's table of what to hand
+    # in and the handout's table of diagnoses are made from the manifests by
+    # new-lab, and the template names what the student release leaves out as
+    # "in the course repository".
+    whole = os.path.join(tmp, "whole")
+    listed = subprocess.run(["git", "-C", SRC, "ls-files", "-z"], capture_output=True, text=True)
+    if listed.returncode == 0 and listed.stdout:
+        for rel in filter(None, listed.stdout.split("\0")):
+            if os.path.isfile(os.path.join(SRC, rel)):
+                os.makedirs(os.path.dirname(os.path.join(whole, rel)), exist_ok=True)
+                shutil.copy2(os.path.join(SRC, rel), os.path.join(whole, rel))
+        primer = os.path.join(whole, "handouts", "00_cuda_primer.md")
+        rc, log = new_lab(whole, lab, "Prefix sums")
+        check(rc == 0 and f"`labs/{lab}/prefix_sum.cu`" in open(primer).read(),
+              "in the whole tree too, and the primer's table of what to hand in lists its file")
+        for argv in (["tests/handouts/test_handouts.py", whole], ["tests/new_lab/test_labs_consistent.py", whole],
+                     ["tools/cause_tables.py", whole, "--check"]):
+            r = subprocess.run([sys.executable, os.path.join(SRC, argv[0])] + argv[1:], capture_output=True,
+                               text=True)
+            tail = (r.stdout + r.stderr).strip().splitlines()[-12:]
+            check(r.returncode == 0, f"with it in, {argv[0]} passes: " + " / ".join(tail))
+    else:
+        print("not a git checkout: the whole-tree part is skipped")
 
     # ./cudalab new-lab runs the scaffolder without configuring or building anything.
     build = os.path.join(tmp, "no-build")
