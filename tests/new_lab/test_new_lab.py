@@ -113,6 +113,34 @@ try:
                                text=True)
             tail = (r.stdout + r.stderr).strip().splitlines()[-12:]
             check(r.returncode == 0, f"with it in, {argv[0]} passes: " + " / ".join(tail))
+        # `./cudalab check-lab LAB --no-build` on it: passes as scaffolded; a
+        # solution line pasted into the handout, then a skeleton that is its
+        # solution, each fail the release step by name.
+        def check_lab():
+            r = subprocess.run([sys.executable, os.path.join(SRC, "tools", "check_lab.py"), "--source", whole,
+                                "--no-build", lab], capture_output=True, text=True)
+            print(r.stdout + r.stderr, flush=True)
+            return r.returncode, r.stdout + r.stderr
+        rc, log = check_lab()
+        check(rc == 0 and "3 of 3 steps passed" in log, "check-lab --no-build passes the scaffold")
+        sys.path.insert(0, os.path.join(SRC, "tools"))
+        import release
+        needle = next((line for l, f, line in release.solution_lines(whole) if l == lab), None)
+        check(needle is not None, "the scaffold's solution has a line no public code has")
+        handout = os.path.join(whole, "handouts", f"{lab}.md")
+        text = open(handout).read()
+        with open(handout, "a") as f:
+            f.write(f"\n```cuda\n{needle}\n```\n")
+        rc, log = check_lab()
+        check(rc == 1 and f"handouts/{lab}.md holds a line of solutions/{lab}/prefix_sum.cu" in log,
+              "check-lab names a solution line pasted into the handout")
+        with open(handout, "w") as f:
+            f.write(text)
+        shutil.copy(os.path.join(whole, "solutions", lab, "prefix_sum.cu"),
+                    os.path.join(whole, "labs", lab, "prefix_sum.cu"))
+        rc, log = check_lab()
+        check(rc == 1 and f"labs/{lab}/prefix_sum.cu is its solution" in log,
+              "check-lab names a skeleton that is its solution")
     else:
         print("not a git checkout: the whole-tree part is skipped")
 
