@@ -71,6 +71,9 @@ struct PcStats {
   bool store = false;
   int bytes = 0;
   long long requests = 0, threads = 0, sectors = 0, ideal_sectors = 0, wavefronts = 0, ideal_wavefronts = 0;
+  // Per request, the most lanes that named one address: what serializes a
+  // warp's atomics on it (32: every lane adds to one counter).
+  long long same_address = 0;
 };
 
 // What the report adds up over every launch until collect() reads it (or
@@ -111,6 +114,15 @@ void finalize(std::uintptr_t pc, const Bucket& b) {
   s.store = b.store;
   s.requests += g_sample.weight;
   s.threads += g_sample.weight * b.n;
+  {
+    std::uintptr_t addrs[32];
+    for (int i = 0; i < b.n; ++i) addrs[i] = b.e[i].addr;
+    std::sort(addrs, addrs + b.n);
+    int most = b.n ? 1 : 0;
+    for (int i = 1, run = 1; i < b.n; ++i)
+      most = std::max(most, run = addrs[i] == addrs[i - 1] ? run + 1 : 1);
+    s.same_address += g_sample.weight * most;
+  }
   if (b.space == Space::global) {
     std::uintptr_t sec[64];
     int ns = 0;
@@ -223,7 +235,15 @@ std::string short_function(const std::string& f) {
 struct Where {
   std::string function, file;
   int line = 0;
+  // Inside one of simt's atomic functions (device.h), inlined into the line above.
+  bool atomic = false;
 };
+
+// simt's own headers (device.h: the atomics, __ldg, ...): code of theirs
+// inlined into a kernel counts at the kernel's line that called it.
+bool simt_header(const std::string& file) {
+  return file.find("/simt/include/simt/") != std::string::npos;
+}
 // By code address: a cache of the debug information, good for as long as
 // the process runs (simt loads no code after its start).
 std::unordered_map<std::uintptr_t, Where> g_where;
@@ -296,18 +316,26 @@ void resolve(const std::vector<std::uintptr_t>& pcs) {
           if (!pair()) break;
           continue;
         }
-        Where w;
-        w.function = short_function(fn);
-        std::string file = fl;
-        if (auto d = file.find(" (discriminator"); d != std::string::npos) file.resize(d);
-        const auto colon = file.rfind(':');
-        if (colon != std::string::npos && file.compare(0, 2, "??") != 0) {
-          w.line = std::atoi(file.c_str() + colon + 1);
-          w.file = tidy_path(file.substr(0, colon));
-        }
+        const auto frame = [&] {
+          Where w;
+          w.function = short_function(fn);
+          std::string file = fl;
+          if (auto d = file.find(" (discriminator"); d != std::string::npos) file.resize(d);
+          const auto colon = file.rfind(':');
+          if (colon != std::string::npos && file.compare(0, 2, "??") != 0) {
+            w.line = std::atoi(file.c_str() + colon + 1);
+            w.file = tidy_path(file.substr(0, colon));
+          }
+          return w;
+        };
+        // Innermost first: where that is simt's own header, the first
+        // frame outside it (the student's line that called atomicAdd).
+        const Where inner = frame();
+        Where w = inner;
+        while (pair() && !unknown())
+          if (simt_header(w.file)) w = frame();
+        w.atomic = simt_header(inner.file) && inner.function.rfind("atomic", 0) == 0;
         g_where[pc] = w;
-        while (pair() && !unknown()) {
-        }
       }
       pclose(p);
     }
@@ -476,11 +504,15 @@ std::vector<LineStats> collect() {
   std::vector<std::uintptr_t> pcs;
   for (auto& [pc, s] : g_totals.stats) pcs.push_back(pc - 1);  // pc: a return address
   resolve(pcs);
-  std::map<std::tuple<std::string, int, std::string, bool>, LineStats> lines;
+  std::map<std::tuple<std::string, int, std::string, bool, bool>, LineStats> lines;
   for (auto& [pc, s] : g_totals.stats) {
     const Where& w = g_where[pc - 1];
+    // An atomic is a read and a write of one word: counted once, at its read.
+    if (w.atomic && s.store) continue;
     const std::string space = s.space == Space::shared ? "shared" : "global";
-    LineStats& l = lines[{w.file.empty() ? "?" : w.file, w.line, space, s.store}];
+    LineStats& l = lines[{w.file.empty() ? "?" : w.file, w.line, space, s.store, w.atomic}];
+    l.atomic = w.atomic;
+    l.same_address += s.same_address;
     l.file = w.file.empty() ? "?" : w.file;
     l.line = w.line;
     if (l.function.empty()) l.function = s.kernel ? s.kernel : w.function;
@@ -514,7 +546,13 @@ std::string format_text(const std::vector<LineStats>& lines) {
   }
   char buf[1024];
   for (const auto& l : lines) {
-    if (l.space == "global") {
+    if (l.atomic) {
+      std::snprintf(buf, sizeof buf,
+                    "%s:%d  %s  %s atomic (%d B/thread)  %lld requests  %.2f lanes per address (a warp's "
+                    "atomics on one address run one after another)\n",
+                    l.file.c_str(), l.line, l.function.c_str(), l.space.c_str(), l.bytes, l.requests,
+                    l.lanes_per_address());
+    } else if (l.space == "global") {
       std::snprintf(buf, sizeof buf,
                     "%s:%d  %s  global %s (%d B/thread)  %lld requests  %.2f sectors/request (ideal %.2f)\n",
                     l.file.c_str(), l.line, l.function.c_str(), l.store ? "store" : "load", l.bytes,
@@ -542,10 +580,11 @@ std::string format_json(const std::vector<LineStats>& lines) {
         buf, sizeof buf,
         ", \"line\": %d, \"space\": \"%s\", \"op\": \"%s\", \"bytes\": %d, \"requests\": %lld, "
         "\"threads\": %lld, \"sectors\": %lld, \"ideal_sectors\": %lld, \"wavefronts\": %lld, "
-        "\"ideal_wavefronts\": %lld, \"sectors_per_request\": %.4f, \"bank_conflicts_per_request\": %.4f}",
-        l.line, l.space.c_str(), l.store ? "store" : "load", l.bytes, l.requests, l.threads, l.sectors,
-        l.ideal_sectors, l.wavefronts, l.ideal_wavefronts, l.sectors_per_request(),
-        l.conflicts_per_request());
+        "\"ideal_wavefronts\": %lld, \"sectors_per_request\": %.4f, \"bank_conflicts_per_request\": %.4f, "
+        "\"lanes_per_address\": %.4f}",
+        l.line, l.space.c_str(), l.atomic ? "atomic" : (l.store ? "store" : "load"), l.bytes, l.requests,
+        l.threads, l.sectors, l.ideal_sectors, l.wavefronts, l.ideal_wavefronts, l.sectors_per_request(),
+        l.conflicts_per_request(), l.lanes_per_address());
     s += buf;
   }
   return s + "\n]}\n";

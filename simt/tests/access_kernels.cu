@@ -51,3 +51,22 @@ void run_transpose(const float* in, float* out, int width, int height, bool padd
   else
     transpose_tile<0><<<grid, block>>>(in, out, width, height);
 }
+
+// Every thread adds to one counter: the 32 lanes of a warp name one address,
+// and their atomics run one after another.
+__global__ void atomic_one_counter(const float* in, float* out, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(out, in[i]);
+}
+
+// Each lane adds to a bin of its own (the privatised counts of a histogram):
+// one lane per address.
+__global__ void atomic_own_bins(const float* in, float* bins, int n) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[threadIdx.x % 32], in[i]);
+}
+
+void run_atomics(const float* in, float* out, float* bins, int n) {
+  atomic_one_counter<<<(n + 255) / 256, 256>>>(in, out, n);
+  atomic_own_bins<<<(n + 255) / 256, 256>>>(in, bins, n);
+}

@@ -1,7 +1,8 @@
 // The access report's figures on the four textbook cases: coalesced float
 // loads 4 sectors per request, swapped rows and columns 32, the transpose's
 // shared loads from a padded tile 0 bank conflicts per request, from an
-// unpadded one 31 (as Nsight Compute counts a 32-way conflict).
+// unpadded one 31 (as Nsight Compute counts a 32-way conflict); and atomics,
+// counted as atomics at the kernel's line with their lanes per address.
 #include <catch2/catch.hpp>
 
 #include <cuda_runtime_api.h>
@@ -117,4 +118,31 @@ TEST_CASE("nothing is recorded while the report is off") {
   run_copy_coalesced(in.get(), out.get(), 1024);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   CHECK(simt::access::collect().empty());
+}
+
+TEST_CASE("an atomic counts once, as an atomic, at the kernel's line, with its lanes per address") {
+  const auto lines = record([] {
+    DeviceBuffer<float> in(1 << 12), out(1), bins(32);
+    run_atomics(in.get(), out.get(), bins.get(), 1 << 12);
+  });
+  const auto atomic = [&](const std::string& kernel) -> const LineStats& {
+    for (const auto& l : lines)
+      if (l.function.find(kernel) != std::string::npos && l.atomic) return l;
+    FAIL("no atomic in " << kernel << ":\n" << simt::access::format_text(lines));
+    throw 0;
+  };
+  const LineStats& one = atomic("atomic_one_counter");
+  // At the kernel's line, not simt's device.h where atomicAdd is written.
+  CHECK(one.file.find("access_kernels.cu") != std::string::npos);
+  CHECK(one.line == 59);
+  CHECK(one.space == "global");
+  CHECK_FALSE(one.store);
+  CHECK(one.requests == (1 << 12) / 32);  // its read-modify-write once per warp, not twice
+  CHECK(one.lanes_per_address() == 32.0);
+  const LineStats& own = atomic("atomic_own_bins");
+  CHECK(own.line == 66);
+  CHECK(own.lanes_per_address() == 1.0);
+  // Nothing of the atomics at simt's own header.
+  for (const auto& l : lines) CHECK(l.file.find("simt/device.h") == std::string::npos);
+  CHECK(simt::access::format_json(lines).find("\"op\": \"atomic\"") != std::string::npos);
 }

@@ -89,6 +89,14 @@ struct LineStats {
   long long ideal_sectors = 0;     // global: sectors the bytes could have fitted in
   long long wavefronts = 0;        // shared: passes through the banks
   long long ideal_wavefronts = 0;  // shared: passes with no conflict
+  // An atomic (atomicAdd, ...: its read-modify-write counted once, at the
+  // line that called it; `store` is false), and per request the most lanes
+  // that named one address, summed: a warp's atomics on one address run one
+  // after another, so lanes_per_address() is their contention (32: every lane
+  // adds to one counter; 1: each to its own, as privatised bins do).
+  bool atomic = false;
+  long long same_address = 0;
+  double lanes_per_address() const { return requests ? double(same_address) / requests : 0; }
   long long conflicts() const { return wavefronts - ideal_wavefronts; }
   double sectors_per_request() const { return requests ? double(sectors) / requests : 0; }
   double ideal_sectors_per_request() const { return requests ? double(ideal_sectors) / requests : 0; }
