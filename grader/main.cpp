@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   BundleCommand bundle(app);
   CalibrateCommand calibrate(app);
   NewLabCommand new_lab(app);
+  CheckLabCommand check_lab(app);
 
   try {
     app.parse(argc, argv);
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
     if (release.selected()) return release.run();
     if (bundle.selected()) return bundle.run();
     if (new_lab.selected()) return new_lab.run();
+    if (check_lab.selected()) return check_lab.run();
     if (calibrate.selected()) return calibrate.run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "cudalab: internal error: {}\n", e.what());

@@ -176,4 +176,14 @@ class NewLabCommand : public Command {
   std::string name_, title_;
 };
 
+class CheckLabCommand : public Command {
+ public:
+  explicit CheckLabCommand(CLI::App& app);
+  int run();
+
+ private:
+  std::string name_;
+  bool no_build_ = false;
+};
+
 }  // namespace cudalab
